@@ -1,0 +1,62 @@
+"""spatialcontact: collision geometry for robotics, on Coal.
+
+Shapes (:class:`Sphere`, :class:`Cuboid`, ..., :class:`Mesh`, :class:`OcTree`) and nested
+:class:`CollisionShapeGroup` s answer ``iscollided``, ``closest_point``, ``distance`` and
+``contacts`` against each other; :class:`Scene` holds many named objects on Coal's broadphase.
+"""
+
+from .contact import Contact, ContactReport, Contacts
+from .errors import (
+    CollisionDisabledError,
+    InvalidMeshError,
+    InvalidPoseError,
+    InvalidShapeError,
+    MeshFileError,
+    MeshFileNotFoundError,
+    ShapeTypeError,
+    SpatialContactError,
+    UnsupportedPairError,
+)
+from .group import CollisionShapeGroup
+from .mesh import ConvexHull, Mesh, OcTree
+from .shapes import (
+    Box,
+    Capsule,
+    CollisionShape,
+    Cone,
+    Cuboid,
+    Cylinder,
+    Ellipsoid,
+    HalfSpace,
+    Sphere,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Box",
+    "Capsule",
+    "CollisionDisabledError",
+    "CollisionShape",
+    "CollisionShapeGroup",
+    "Cone",
+    "Contact",
+    "ContactReport",
+    "Contacts",
+    "ConvexHull",
+    "Cuboid",
+    "Cylinder",
+    "Ellipsoid",
+    "HalfSpace",
+    "InvalidMeshError",
+    "InvalidPoseError",
+    "InvalidShapeError",
+    "Mesh",
+    "MeshFileError",
+    "MeshFileNotFoundError",
+    "OcTree",
+    "ShapeTypeError",
+    "SpatialContactError",
+    "Sphere",
+    "UnsupportedPairError",
+]

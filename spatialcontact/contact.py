@@ -1,0 +1,437 @@
+"""Contact records: :class:`Contact` (hpp-fcl's fields), :class:`Contacts`, :class:`ContactReport`.
+
+Conventions (the same as Coal and hpp-fcl):
+
+- ``normal`` is a unit vector in the world frame pointing from ``o1`` to ``o2``;
+- ``penetration_depth`` is a signed distance: negative when the shapes overlap, positive for
+  separated shapes reported because of a security margin;
+- ``nearest_points[1] - nearest_points[0] == penetration_depth * normal``.
+
+A :class:`ContactReport` turns this around for one side: its ``normal`` points from the other
+shape into this one (the direction a contact force pushes this shape) and its ``depth`` is
+positive when the shapes overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+
+from .checks import describe
+from .errors import InvalidShapeError, ShapeTypeError
+
+if TYPE_CHECKING:
+    from .shapes import CollisionShape
+
+__all__ = ["Contact", "ContactReport", "Contacts"]
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _check_array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
+    try:
+        out = np.array(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ShapeTypeError(
+            f"{name} must be numbers of shape {shape}, got {describe(value)}"
+        ) from None
+    if out.shape != shape or not np.all(np.isfinite(out)):
+        raise InvalidShapeError(
+            f"{name} must be finite numbers of shape {shape}, got {describe(value)}"
+        )
+    return _frozen(out)
+
+
+class _Record:
+    """Immutable slotted record: attributes are set once, in the constructor."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable; cannot delete {name!r}")
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        names: tuple[str, ...] = self.__slots__
+        return tuple(getattr(self, name) for name in names)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        names: tuple[str, ...] = self.__slots__
+        for name, value in zip(names, state, strict=True):
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            _set(self, name, value)
+
+
+class Contact(_Record):
+    """One contact between two leaf shapes, with hpp-fcl's field names.
+
+    Parameters
+    ----------
+    o1, o2 : CollisionShape
+        The leaf shapes in query order.
+    b1, b2 : int
+        Primitive on each side: triangle index of a :class:`Mesh`, cell of an :class:`OcTree`,
+        :attr:`NONE` (-1) for other shapes.
+    normal : array_like, shape (3,), world frame
+        Unit vector pointing from ``o1`` to ``o2``.
+    nearest_points : array_like, shape (2, 3), world frame
+        Witness points, row 0 on ``o1`` and row 1 on ``o2``.
+    pos : array_like, shape (3,), world frame
+        Contact position.
+    penetration_depth : float
+        Signed distance: negative when the shapes overlap.
+
+    Notes
+    -----
+    ``==`` compares every field (shapes by identity); ``<`` orders by ``o1``, ``o2``, ``b1``,
+    ``b2`` (shapes in order of creation), so a list of contacts sorts the same way every run.
+    """
+
+    __slots__ = ("b1", "b2", "nearest_points", "normal", "o1", "o2", "penetration_depth", "pos")
+
+    NONE = -1
+    """Primitive index of a shape that has no primitives (anything but a mesh or an octree)."""
+
+    o1: CollisionShape
+    """The first leaf shape (the one the query was called on)."""
+    o2: CollisionShape
+    """The second leaf shape."""
+    b1: int
+    """Primitive of ``o1``: triangle index, octree cell, or ``NONE`` (-1)."""
+    b2: int
+    """Primitive of ``o2``: triangle index, octree cell, or ``NONE`` (-1)."""
+    normal: np.ndarray
+    """ndarray, shape (3,), world frame, read-only: unit vector from ``o1`` to ``o2``."""
+    nearest_points: np.ndarray
+    """ndarray, shape (2, 3), world frame, read-only: witness point on ``o1`` then on ``o2``."""
+    pos: np.ndarray
+    """ndarray, shape (3,), world frame, read-only: the contact position."""
+    penetration_depth: float
+    """float, metres: signed distance, negative when the shapes overlap (-0.1 means 0.1 m deep),
+    positive for shapes reported only because they are within the security margin."""
+
+    def __init__(
+        self,
+        o1: CollisionShape,
+        o2: CollisionShape,
+        b1: int,
+        b2: int,
+        normal: Any,
+        nearest_points: Any,
+        pos: Any,
+        penetration_depth: float,
+    ) -> None:
+        from .shapes import CollisionShape
+
+        for name, shape in (("o1", o1), ("o2", o2)):
+            if not isinstance(shape, CollisionShape):
+                raise ShapeTypeError(f"{name} must be a CollisionShape, got {describe(shape)}")
+        for name, b in (("b1", b1), ("b2", b2)):
+            if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < -1:
+                raise ShapeTypeError(f"{name} must be an integer >= -1, got {describe(b)}")
+        n = _check_array(normal, (3,), "normal")
+        if abs(float(np.linalg.norm(n)) - 1.0) > 1e-6:
+            raise InvalidShapeError(f"normal must be a unit vector, got {describe(normal)}")
+        depth = float(penetration_depth)
+        if not np.isfinite(depth):
+            raise InvalidShapeError(
+                f"penetration_depth must be finite, got {describe(penetration_depth)}"
+            )
+        for name, value in (
+            ("o1", o1),
+            ("o2", o2),
+            ("b1", int(b1)),
+            ("b2", int(b2)),
+            ("normal", n),
+            ("nearest_points", _check_array(nearest_points, (2, 3), "nearest_points")),
+            ("pos", _check_array(pos, (3,), "pos")),
+            ("penetration_depth", depth),
+        ):
+            _set(self, name, value)
+
+    @classmethod
+    def _from_coal(cls, c: Any, o1: CollisionShape, o2: CollisionShape) -> Contact:
+        """Copy a Coal ``Contact`` (already in world frame) into a record."""
+        self = _new(cls)
+        points = np.empty((2, 3))
+        points[0] = c.getNearestPoint1()
+        points[1] = c.getNearestPoint2()
+        points.flags.writeable = False
+        normal = c.normal
+        normal.flags.writeable = False
+        pos = c.pos
+        pos.flags.writeable = False
+        _set(self, "o1", o1)
+        _set(self, "o2", o2)
+        _set(self, "b1", c.b1)
+        _set(self, "b2", c.b2)
+        _set(self, "normal", normal)
+        _set(self, "nearest_points", points)
+        _set(self, "pos", pos)
+        _set(self, "penetration_depth", c.penetration_depth)
+        return self
+
+    @staticmethod
+    def _depth_key(contact: Contact) -> float:
+        return contact.penetration_depth
+
+    def distance_to_collision(self, security_margin: float = 0.0) -> float:
+        """``penetration_depth - security_margin``, as hpp-fcl's ``getDistanceToCollision``."""
+        return self.penetration_depth - float(security_margin)
+
+    def report(self, shape: CollisionShape) -> ContactReport:
+        """This contact seen from ``shape``'s side (``o1``, ``o2`` or a group holding one).
+
+        Raises
+        ------
+        ValueError
+            If ``shape`` is neither side of this contact nor a group containing one.
+        """
+        if _holds(shape, self.o1):
+            self_b, other, other_b, sign = self.b1, self.o2, self.b2, -1.0
+        elif _holds(shape, self.o2):
+            self_b, other, other_b, sign = self.b2, self.o1, self.b1, 1.0
+        else:
+            raise InvalidShapeError(
+                f"shape {describe(shape)} is not in this contact (o1={describe(self.o1)}, "
+                f"o2={describe(self.o2)})"
+            )
+        return ContactReport(
+            shape=shape,
+            other=other,
+            point=self.pos,
+            normal=_frozen(sign * self.normal),
+            depth=-self.penetration_depth,
+            b_self=self_b,
+            b_other=other_b,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Contact):
+            return NotImplemented
+        return (
+            self.o1 is other.o1
+            and self.o2 is other.o2
+            and self.b1 == other.b1
+            and self.b2 == other.b2
+            and self.penetration_depth == other.penetration_depth
+            and np.array_equal(self.normal, other.normal)
+            and np.array_equal(self.nearest_points, other.nearest_points)
+            and np.array_equal(self.pos, other.pos)
+        )
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((id(self.o1), id(self.o2), self.b1, self.b2, self.penetration_depth))
+
+    def _order_key(self) -> tuple[int, int, int, int]:
+        return (self.o1._uid, self.o2._uid, self.b1, self.b2)
+
+    def __lt__(self, other: Contact) -> bool:
+        if not isinstance(other, Contact):
+            return NotImplemented
+        return self._order_key() < other._order_key()
+
+    def __repr__(self) -> str:
+        return (
+            f"Contact(o1={type(self.o1).__name__}, o2={type(self.o2).__name__}, b1={self.b1}, "
+            f"b2={self.b2}, normal={np.round(self.normal, 6).tolist()}, "
+            f"pos={np.round(self.pos, 6).tolist()}, "
+            f"penetration_depth={self.penetration_depth:.6g})"
+        )
+
+
+def _holds(shape: Any, leaf: CollisionShape) -> bool:
+    """True when ``shape`` is ``leaf`` or a group that holds it at any depth."""
+    node: Any = leaf
+    while node is not None:
+        if node is shape:
+            return True
+        node = node._parent
+    return False
+
+
+class ContactReport(_Record):
+    """A contact seen from one shape's side, as contact sensors read it.
+
+    Attributes
+    ----------
+    shape : CollisionShape
+        The shape the report is for.
+    other : CollisionShape
+        The leaf shape on the other side.
+    point : ndarray, shape (3,), world frame
+        The contact position.
+    normal : ndarray, shape (3,), world frame
+        Unit vector from ``other`` into ``shape``: the direction a contact force pushes
+        ``shape``.
+    depth : float
+        Overlap in metres, positive when the shapes overlap (the negated penetration depth).
+    b_self, b_other : int
+        Primitive indices on ``shape``'s side and on ``other``'s (-1 for none).
+    """
+
+    __slots__ = ("b_other", "b_self", "depth", "normal", "other", "point", "shape")
+
+    shape: CollisionShape
+    other: CollisionShape
+    point: np.ndarray
+    normal: np.ndarray
+    depth: float
+    b_self: int
+    b_other: int
+
+    def __init__(
+        self,
+        *,
+        shape: CollisionShape,
+        other: CollisionShape,
+        point: np.ndarray,
+        normal: np.ndarray,
+        depth: float,
+        b_self: int,
+        b_other: int,
+    ) -> None:
+        for name, value in (
+            ("shape", shape),
+            ("other", other),
+            ("point", point),
+            ("normal", normal),
+            ("depth", depth),
+            ("b_self", b_self),
+            ("b_other", b_other),
+        ):
+            _set(self, name, value)
+
+    def __repr__(self) -> str:
+        return (
+            f"ContactReport(shape={type(self.shape).__name__}, other={type(self.other).__name__}, "
+            f"point={np.round(self.point, 6).tolist()}, "
+            f"normal={np.round(self.normal, 6).tolist()}, depth={self.depth:.6g})"
+        )
+
+
+class Contacts(Sequence[Contact]):
+    """An immutable sequence of :class:`Contact` with column views as numpy arrays.
+
+    Parameters
+    ----------
+    contacts : iterable of Contact
+        The records, kept in the order given (queries give them deepest first).
+
+    Notes
+    -----
+    The columns are read-only arrays built on first access: ``normal`` (n, 3), ``pos``
+    (n, 3), ``nearest_points`` (n, 2, 3), ``penetration_depth`` (n,), ``b1`` and ``b2`` (n,)
+    int; ``o1`` and ``o2`` are tuples of shapes. All are world frame and have length 0 when
+    nothing touches.
+    """
+
+    __slots__ = ("_columns", "_items")
+
+    def __init__(self, contacts: Iterable[Contact] = ()) -> None:
+        items = tuple(contacts)
+        for item in items:
+            if not isinstance(item, Contact):
+                raise ShapeTypeError(
+                    f"contacts must hold Contact records only, got {describe(item)}"
+                )
+        self._items = items
+        self._columns: dict[str, Any] = {}
+
+    @overload
+    def __getitem__(self, index: int) -> Contact: ...
+    @overload
+    def __getitem__(self, index: slice) -> Contacts: ...
+    def __getitem__(self, index: int | slice) -> Contact | Contacts:
+        if isinstance(index, slice):
+            return Contacts(self._items[index])
+        return self._items[index]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __iter__(self) -> Iterator[Contact]:
+        return iter(self._items)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Contacts):
+            return self._items == other._items
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._items)
+
+    def __add__(self, other: Contacts) -> Contacts:
+        if not isinstance(other, Contacts):
+            return NotImplemented
+        return Contacts(self._items + other._items)
+
+    def __repr__(self) -> str:
+        return f"Contacts({len(self._items)} contacts)"
+
+    def _column(self, name: str, shape: tuple[int, ...], dtype: Any = np.float64) -> Any:
+        column = self._columns.get(name)
+        if column is None:
+            column = np.array([getattr(c, name) for c in self._items], dtype=dtype)
+            column = _frozen(column.reshape((len(self._items), *shape)))
+            self._columns[name] = column
+        return column
+
+    @property
+    def normal(self) -> np.ndarray:
+        """ndarray, shape (n, 3), world frame: unit normals from ``o1`` to ``o2``."""
+        return self._column("normal", (3,))
+
+    @property
+    def pos(self) -> np.ndarray:
+        """ndarray, shape (n, 3), world frame: contact positions."""
+        return self._column("pos", (3,))
+
+    @property
+    def nearest_points(self) -> np.ndarray:
+        """ndarray, shape (n, 2, 3), world frame: witness points on ``o1`` then ``o2``."""
+        return self._column("nearest_points", (2, 3))
+
+    @property
+    def penetration_depth(self) -> np.ndarray:
+        """ndarray, shape (n,): signed depths, negative on overlap."""
+        return self._column("penetration_depth", ())
+
+    @property
+    def b1(self) -> np.ndarray:
+        """ndarray, shape (n,), int: primitive indices on ``o1`` (-1 for none)."""
+        return self._column("b1", (), np.int64)
+
+    @property
+    def b2(self) -> np.ndarray:
+        """ndarray, shape (n,), int: primitive indices on ``o2`` (-1 for none)."""
+        return self._column("b2", (), np.int64)
+
+    @property
+    def o1(self) -> tuple[CollisionShape, ...]:
+        """tuple of the first leaf shape of each contact."""
+        return tuple(c.o1 for c in self._items)
+
+    @property
+    def o2(self) -> tuple[CollisionShape, ...]:
+        """tuple of the second leaf shape of each contact."""
+        return tuple(c.o2 for c in self._items)
+
+    def reports(self, shape: CollisionShape) -> list[ContactReport]:
+        """The contacts involving ``shape`` (or a leaf of the group ``shape``), from its side."""
+        return [c.report(shape) for c in self._items if _holds(shape, c.o1) or _holds(shape, c.o2)]

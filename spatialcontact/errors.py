@@ -1,0 +1,55 @@
+"""The exceptions spatialcontact raises.
+
+Every error is also a built-in ``ValueError`` or ``TypeError``, so callers may catch either the
+precise class, the common base :class:`SpatialContactError`, or the built-in one.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CollisionDisabledError",
+    "InvalidMeshError",
+    "InvalidPoseError",
+    "InvalidShapeError",
+    "MeshFileError",
+    "MeshFileNotFoundError",
+    "ShapeTypeError",
+    "SpatialContactError",
+    "UnsupportedPairError",
+]
+
+
+class SpatialContactError(Exception):
+    """Base class of every error raised by spatialcontact."""
+
+
+class InvalidShapeError(SpatialContactError, ValueError):
+    """A size or other shape parameter is out of range (non-positive, non-finite, wrong length)."""
+
+
+class InvalidPoseError(SpatialContactError, ValueError):
+    """A pose is not a finite rigid transform (4x4 with an orthonormal, right-handed rotation)."""
+
+
+class InvalidMeshError(SpatialContactError, ValueError):
+    """Mesh or point data that would give Coal a broken model (empty, degenerate, bad indices)."""
+
+
+class MeshFileError(SpatialContactError, ValueError):
+    """A mesh file is missing, empty or cannot be read."""
+
+
+class MeshFileNotFoundError(MeshFileError, FileNotFoundError):
+    """A mesh file does not exist (also a ``FileNotFoundError``, as spatialgeometry raises)."""
+
+
+class CollisionDisabledError(SpatialContactError, ValueError):
+    """A query on a shape created with ``collision=False``."""
+
+
+class ShapeTypeError(SpatialContactError, TypeError):
+    """An argument has the wrong type (a query given something that is not a shape, say)."""
+
+
+class UnsupportedPairError(SpatialContactError, TypeError):
+    """Coal has no algorithm for this pair of shape types."""

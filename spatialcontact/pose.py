@@ -1,0 +1,154 @@
+"""Poses: spatialmath ``SE3`` or 4x4 array-likes, checked to be finite rigid transforms.
+
+Inside the package a pose is a plain ``(4, 4)`` float64 array. ``spatialmath`` is imported only
+when a caller hands us an ``SE3`` (so it is already loaded) or asks for one back.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidPoseError
+
+__all__ = ["ROTATION_TOLERANCE", "as_pose", "pose_rows", "to_se3"]
+
+ROTATION_TOLERANCE = 1e-6
+"""Largest error accepted in each entry of ``R @ R.T - I`` for a pose's rotation ``R``."""
+
+_IDENTITY_ROWS = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0],
+    [0.0, 0.0, 1.0, 0.0],
+    [0.0, 0.0, 0.0, 1.0],
+]
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _rigid_rows(
+    value: np.ndarray,
+    _last: list[float] = _IDENTITY_ROWS[3],
+    _lo: float = -ROTATION_TOLERANCE,
+    _hi: float = ROTATION_TOLERANCE,
+    _inf: float = math.inf,
+) -> list[list[float]] | None:
+    """The rows of a (4, 4) float array if it is a finite rigid transform, else None.
+
+    Written out in plain floats: this runs on every pose update, and a few numpy calls would
+    cost more than the Coal query that follows.
+    """
+    (a, b, c, x), (d, e, f, y), (g, h, i, z), last = rows = value.tolist()
+    if (
+        last == _last
+        and _lo <= a * a + b * b + c * c - 1.0 <= _hi
+        and _lo <= d * d + e * e + f * f - 1.0 <= _hi
+        and _lo <= g * g + h * h + i * i - 1.0 <= _hi
+        and _lo <= a * d + b * e + c * f <= _hi
+        and _lo <= a * g + b * h + c * i <= _hi
+        and _lo <= d * g + e * h + f * i <= _hi
+        and a * (e * i - f * h) + b * (f * g - d * i) + c * (d * h - e * g) > 0.0
+        and -_inf < x + y + z < _inf
+    ):
+        return rows
+    return None
+
+
+def _why_not_rigid(M: np.ndarray) -> str:
+    """Say in words why a (4, 4) float array failed :func:`_rigid_rows`."""
+    if not np.all(np.isfinite(M)):
+        return "it has non-finite entries"
+    if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]):
+        return f"its last row is {M[3].tolist()}, expected [0, 0, 0, 1]"
+    R = M[:3, :3]
+    err = float(np.abs(R @ R.T - np.eye(3)).max())
+    if err > ROTATION_TOLERANCE:
+        return f"its rotation is not orthonormal (max |R R^T - I| = {err:.3g})"
+    return "its rotation has determinant -1 (a reflection)"
+
+
+def _as_array(value: Any, name: str) -> np.ndarray:
+    sm = sys.modules.get("spatialmath")
+    if sm is not None and isinstance(value, sm.SE3):
+        if len(value) != 1:
+            raise InvalidPoseError(
+                f"{name} must be a single pose, got an SE3 holding {len(value)} poses"
+            )
+        return np.asarray(value.A, dtype=np.float64)
+    if isinstance(value, (str, bytes)) or value is None:
+        raise InvalidPoseError(
+            f"{name} must be a spatialmath SE3 or a 4x4 array-like, got {_describe(value)}"
+        )
+    try:
+        M = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise InvalidPoseError(
+            f"{name} must be a spatialmath SE3 or a 4x4 array-like, got {_describe(value)}"
+        ) from None
+    if M.shape != (4, 4):
+        raise InvalidPoseError(
+            f"{name} must be a 4x4 homogeneous transform, got an array of shape {M.shape}: "
+            f"{_describe(value)}"
+        )
+    return M
+
+
+def pose_rows(value: Any, name: str = "pose") -> tuple[np.ndarray, list[list[float]]]:
+    """Check that ``value`` is a rigid transform.
+
+    Parameters
+    ----------
+    value : SE3 or array_like, shape (4, 4)
+        The pose.
+    name : str
+        The parameter's name, used in the error message.
+
+    Returns
+    -------
+    M : ndarray, shape (4, 4), float64
+        The pose as an array; it may be ``value`` itself, so copy it before keeping it.
+    rows : list of 4 lists of 4 floats
+        A fresh copy of the pose's rows.
+
+    Raises
+    ------
+    InvalidPoseError
+        If ``value`` is not a finite 4x4 rigid transform (orthonormal rotation with determinant
+        +1 to within :data:`ROTATION_TOLERANCE`, last row ``[0, 0, 0, 1]``).
+    """
+    if type(value) is np.ndarray and value.shape == (4, 4) and value.dtype == np.float64:
+        M = value
+    else:
+        M = _as_array(value, name)
+    rows = _rigid_rows(M)
+    if rows is None:
+        raise InvalidPoseError(
+            f"{name} must be a rigid transform, but {_why_not_rigid(M)}: got {_describe(value)}"
+        )
+    return M, rows
+
+
+def as_pose(value: Any, name: str = "pose") -> np.ndarray:
+    """Return ``value`` as a new read-only ``(4, 4)`` float64 array, checked to be rigid.
+
+    ``None`` means the identity. See :func:`pose_rows` for what is accepted.
+    """
+    if value is None:
+        M = np.eye(4)
+    else:
+        M = np.array(pose_rows(value, name)[1])
+    M.flags.writeable = False
+    return M
+
+
+def to_se3(M: np.ndarray) -> Any:
+    """A spatialmath ``SE3`` holding the (4, 4) array ``M`` (copied; no re-check)."""
+    from spatialmath import SE3
+
+    return SE3(np.array(M), check=False)

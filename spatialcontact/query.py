@@ -1,0 +1,434 @@
+"""The one place that calls Coal's collision and distance code.
+
+Each leaf shape keeps, per partner shape, the Coal functor, request and result for that pair, so
+a repeated query costs one dictionary look-up more than the Coal call itself. The functions
+here become the query methods of :class:`~spatialcontact.CollisionShape`; groups go through
+the same functions, which walk their leaves, culled by world bounding spheres.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import weakref
+from typing import TYPE_CHECKING, Any
+
+import coal
+import numpy as np
+
+from . import shapes as _shapes
+from .checks import describe, finite_real
+from .contact import Contact, Contacts
+from .errors import CollisionDisabledError, ShapeTypeError, UnsupportedPairError
+
+if TYPE_CHECKING:
+    from .shapes import CollisionShape
+
+__all__ = [
+    "ALL_CONTACTS",
+    "closest_point",
+    "contacts",
+    "distance",
+    "forget",
+    "init_state",
+    "iscollided",
+    "set_geometry",
+]
+
+ALL_CONTACTS = 1 << 16
+"""How many contacts Coal is asked for on a mesh or octree pair, before the deepest are kept."""
+
+_CACHE_LIMIT = 512
+"""A shape's pair caches are emptied when they reach this many partners."""
+
+UNPICKLED_STATE = (
+    "_tf",
+    "_geometry",
+    "_collide_pairs",
+    "_distance_pairs",
+    "_contact_pairs",
+    "_cached_by",
+    "_bounds_cache",
+)
+"""Per-shape attributes that hold Coal objects or caches, rebuilt after unpickling."""
+
+_NT = coal.NODE_TYPE
+_MANY_CONTACT_TYPES = frozenset(
+    {_NT.BV_AABB, _NT.BV_OBB, _NT.BV_RSS, _NT.BV_kIOS, _NT.BV_OBBRSS, _NT.BV_KDOP16,
+     _NT.BV_KDOP18, _NT.BV_KDOP24, _NT.GEOM_OCTREE}
+)  # fmt: skip
+_NO_COLLIDE = frozenset(
+    {(_NT.GEOM_ELLIPSOID, _NT.GEOM_OCTREE), (_NT.GEOM_OCTREE, _NT.GEOM_ELLIPSOID)}
+)
+_NO_DISTANCE = _NO_COLLIDE | {(_NT.GEOM_HALFSPACE, _NT.GEOM_HALFSPACE)}
+
+
+# --------------------------------------------------------------------------- per-shape state
+
+
+def init_state(shape: CollisionShape) -> None:
+    """Give a new (or unpickled) shape its empty Coal state."""
+    shape._tf = coal.Transform3s()
+    shape._geometry = None
+    shape._collide_pairs = {}
+    shape._distance_pairs = {}
+    shape._contact_pairs = {}
+    shape._cached_by = weakref.WeakSet()
+    shape._bounds_cache = None
+    shape._moves = 0
+
+
+def forget(shape: CollisionShape) -> None:
+    """Drop every cached pair that involves ``shape`` (its geometry changed or went away)."""
+    for cache in (shape._collide_pairs, shape._distance_pairs, shape._contact_pairs):
+        for partner in cache:
+            partner._cached_by.discard(shape)
+        cache.clear()
+    for partner in list(shape._cached_by):
+        partner._collide_pairs.pop(shape, None)
+        partner._distance_pairs.pop(shape, None)
+        partner._contact_pairs.pop(shape, None)
+    shape._cached_by.clear()
+
+
+def set_geometry(shape: CollisionShape, geometry: Any) -> None:
+    """Install a new Coal geometry on a leaf shape, invalidating its cached pairs.
+
+    The Coal functors cached for a pair hold raw pointers to both geometries, so every entry
+    naming the old geometry is dropped before it can be freed.
+    """
+    forget(shape)
+    shape._geometry = geometry
+    shape._moves += 1
+    if shape._parent is not None:
+        shape._parent._touch()
+
+
+def _remember(a: CollisionShape, b: CollisionShape, cache: dict[Any, Any], entry: Any) -> None:
+    if len(cache) >= _CACHE_LIMIT:
+        for partner in cache:
+            partner._cached_by.discard(a)
+        cache.clear()
+    cache[b] = entry
+    b._cached_by.add(a)
+
+
+# ------------------------------------------------------------------------- checks and pairs
+
+
+def _check_shape(value: Any, name: str) -> CollisionShape:
+    if not isinstance(value, _shapes.CollisionShape):
+        raise ShapeTypeError(
+            f"{name} must be a CollisionShape or CollisionShapeGroup, got "
+            f"{type(value).__name__}: {describe(value)}"
+        )
+    if not value._collision:
+        raise CollisionDisabledError(
+            f"{name} {describe(value)} has collision=False and cannot be used as a collision object"
+        )
+    return value
+
+
+def _geometries(
+    a: CollisionShape, b: CollisionShape, unsupported: frozenset[Any]
+) -> tuple[Any, Any]:
+    ga, gb = a._geometry, b._geometry
+    if (ga.getNodeType(), gb.getNodeType()) in unsupported:
+        raise UnsupportedPairError(
+            f"Coal cannot answer this query between a {type(a).__name__} and a "
+            f"{type(b).__name__} ({describe(a)} and {describe(b)})"
+        )
+    return ga, gb
+
+
+def _sphere(leaf: CollisionShape) -> tuple[np.ndarray, float]:
+    """World bounding sphere (centre (3,), radius) of a leaf; infinite for a half-space."""
+    g = leaf._geometry
+    radius = g.aabb_radius
+    if not radius < 1e100:
+        return np.zeros(3), math.inf
+    return leaf._tf.transform(g.aabb_center), radius
+
+
+def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndarray]:
+    """The collision leaves of ``shape`` with their world bounding spheres.
+
+    Returns ``(leaves, centres (n, 3), radii (n,))``. A group caches them until something in
+    it moves, changes size or is added or removed (its ``_moves`` counter changes).
+    """
+    cached = shape._bounds_cache
+    if cached is not None and cached[0] == shape._moves:
+        return cached[1]
+    leaves = tuple(leaf for leaf in shape._leaves() if leaf._collision)
+    spheres = [_sphere(leaf) for leaf in leaves]
+    centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
+    radii = np.array([r for _, r in spheres], dtype=np.float64)
+    bounds = (leaves, centres, radii)
+    shape._bounds_cache = (shape._moves, bounds)
+    return bounds
+
+
+def _gaps(
+    a: CollisionShape, b: CollisionShape
+) -> tuple[np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
+    """Lower bounds on the distance between every leaf of ``a`` and every leaf of ``b``.
+
+    Returns ``(gap (na, nb), leaves_a, leaves_b)``: the gaps between the leaves' world bounding
+    spheres (``-inf`` where either is unbounded).
+    """
+    leaves_a, ca, ra = _bounds(a)
+    leaves_b, cb, rb = _bounds(b)
+    diff = ca[:, None, :] - cb[None, :, :]
+    with np.errstate(invalid="ignore"):
+        gap = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) - ra[:, None] - rb[None, :]
+    gap[np.isnan(gap)] = -math.inf
+    return gap, leaves_a, leaves_b
+
+
+def _leaf_pairs(a: CollisionShape, b: CollisionShape, cutoff: float) -> list[tuple[Any, Any]]:
+    """Leaf pairs of ``a`` and ``b`` whose bounding spheres are within ``cutoff``."""
+    gap, leaves_a, leaves_b = _gaps(a, b)
+    ii, jj = np.nonzero(gap <= cutoff)
+    return [(leaves_a[i], leaves_b[j]) for i, j in zip(ii.tolist(), jj.tolist(), strict=True)]
+
+
+# -------------------------------------------------------------------------------- collide
+
+
+def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any]:
+    ga, gb = _geometries(a, b, _NO_COLLIDE)
+    request = coal.CollisionRequest()
+    request.enable_contact = False
+    request.distance_upper_bound = 0.0
+    entry = (coal.ComputeCollision(ga, gb), b._tf, request, coal.CollisionResult())
+    _remember(a, b, a._collide_pairs, entry)
+    return entry
+
+
+def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
+    """True when this shape and ``other`` touch or overlap.
+
+    Parameters
+    ----------
+    other : CollisionShape or CollisionShapeGroup
+        The shape to test against, of any type, in either order.
+
+    Returns
+    -------
+    bool
+        For a group, True when any of its leaves collides. A :class:`Mesh` is a hollow
+        surface: a shape wholly inside a closed mesh does not collide with it.
+    """
+    try:
+        functor, tf2, request, result = self._collide_pairs[other]
+    except (KeyError, TypeError):
+        return _iscollided_slow(self, other)
+    result.clear()
+    return functor(self._tf, tf2, request, result) > 0
+
+
+def _collide_leaves(a: CollisionShape, b: CollisionShape) -> bool:
+    entry = a._collide_pairs.get(b) or _collide_entry(a, b)
+    functor, tf2, request, result = entry
+    result.clear()
+    return functor(a._tf, tf2, request, result) > 0
+
+
+def _iscollided_slow(a: CollisionShape, b: Any) -> bool:
+    _check_shape(a, "self")
+    _check_shape(b, "other")
+    if not (a._is_group or b._is_group):
+        return _collide_leaves(a, b)
+    return any(_collide_leaves(la, lb) for la, lb in _leaf_pairs(a, b, 0.0))
+
+
+# ------------------------------------------------------------------------------- distance
+
+
+def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any]:
+    ga, gb = _geometries(a, b, _NO_DISTANCE)
+    request = coal.DistanceRequest()
+    request.enable_signed_distance = True
+    entry = (coal.ComputeDistance(ga, gb), b._tf, request, coal.DistanceResult())
+    _remember(a, b, a._distance_pairs, entry)
+    return entry
+
+
+def _distance_leaves(a: CollisionShape, b: CollisionShape) -> Any:
+    """Run Coal's distance on two leaves; returns the filled ``DistanceResult``."""
+    entry = a._distance_pairs.get(b) or _distance_entry(a, b)
+    functor, tf2, request, result = entry
+    result.clear()
+    functor(a._tf, tf2, request, result)
+    return result
+
+
+def _check_inf_dist(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ShapeTypeError(f"inf_dist must be a real number, got {describe(value)}")
+    out = float(value)
+    if math.isnan(out):
+        raise ShapeTypeError(f"inf_dist must not be NaN, got {describe(value)}")
+    return out
+
+
+def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
+    """The closest leaf pair of ``a`` and ``b``: ``(d, p1, p2)`` or None past ``limit``.
+
+    Leaf pairs are visited in order of their bounding-sphere gap, stopping once that lower
+    bound exceeds the best distance found.
+    """
+    if not (a._is_group or b._is_group):
+        result = _distance_leaves(a, b)
+        d = result.min_distance
+        if d > limit:
+            return None
+        return d, result.getNearestPoint1(), result.getNearestPoint2()
+    gap, leaves_a, leaves_b = _gaps(a, b)
+    flat = gap.ravel()
+    candidates = np.flatnonzero(flat <= limit)
+    best = None
+    for k in candidates[np.argsort(flat[candidates], kind="stable")].tolist():
+        if best is not None and flat[k] > best[0]:
+            break
+        i, j = divmod(k, gap.shape[1])
+        result = _distance_leaves(leaves_a[i], leaves_b[j])
+        d = result.min_distance
+        if d <= limit and (best is None or d < best[0]):
+            best = (d, result.getNearestPoint1(), result.getNearestPoint2())
+    return best
+
+
+def closest_point(
+    self: CollisionShape, other: CollisionShape, inf_dist: float = 1.0
+) -> tuple[float, np.ndarray, np.ndarray] | tuple[None, None, None]:
+    """Signed distance and closest points between this shape and ``other``.
+
+    Parameters
+    ----------
+    other : CollisionShape or CollisionShapeGroup
+        The shape to measure to.
+    inf_dist : float
+        Cut-off: when the distance is greater than ``inf_dist``, ``(None, None, None)`` is
+        returned (a distance equal to it is returned).
+
+    Returns
+    -------
+    d : float or None
+        Signed distance in metres, negative when solid shapes overlap (a :class:`Mesh` is a
+        hollow surface, so overlap with it is measured per triangle).
+    p1 : ndarray, shape (3,), world frame, or None
+        Point on this shape.
+    p2 : ndarray, shape (3,), world frame, or None
+        Point on ``other``.
+    """
+    try:
+        functor, tf2, request, result = self._distance_pairs[other]
+    except (KeyError, TypeError):
+        return _closest_point_slow(self, other, inf_dist)
+    if inf_dist.__class__ is not float:
+        inf_dist = _check_inf_dist(inf_dist)
+    elif inf_dist != inf_dist:
+        _check_inf_dist(inf_dist)
+    result.clear()
+    functor(self._tf, tf2, request, result)
+    d = result.min_distance
+    if d > inf_dist:
+        return None, None, None
+    return d, result.getNearestPoint1(), result.getNearestPoint2()
+
+
+def _closest_point_slow(
+    a: CollisionShape, b: Any, inf_dist: Any
+) -> tuple[float, np.ndarray, np.ndarray] | tuple[None, None, None]:
+    _check_shape(a, "self")
+    _check_shape(b, "other")
+    best = _nearest(a, b, _check_inf_dist(inf_dist))
+    if best is None:
+        return None, None, None
+    return best
+
+
+def distance(self: CollisionShape, other: CollisionShape) -> float:
+    """Signed distance in metres to ``other`` (negative on overlap), with no cut-off."""
+    _check_shape(self, "self")
+    _check_shape(other, "other")
+    return float(_nearest(self, other, math.inf)[0])
+
+
+# ------------------------------------------------------------------------------- contacts
+
+
+def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any, bool]:
+    ga, gb = _geometries(a, b, _NO_DISTANCE)
+    many = ga.getNodeType() in _MANY_CONTACT_TYPES or gb.getNodeType() in _MANY_CONTACT_TYPES
+    request = coal.CollisionRequest()
+    request.num_max_contacts = ALL_CONTACTS if many else 1
+    entry = (coal.ComputeCollision(ga, gb), b._tf, request, coal.CollisionResult(), many)
+    _remember(a, b, a._contact_pairs, entry)
+    return entry
+
+
+def _contacts_leaves(
+    a: CollisionShape, b: CollisionShape, max_contacts: int, margin: float, out: list[Contact]
+) -> None:
+    entry = a._contact_pairs.get(b) or _contact_entry(a, b)
+    functor, tf2, request, result, many = entry
+    request.security_margin = margin
+    result.clear()
+    n = functor(a._tf, tf2, request, result)
+    if n == 0:
+        return
+    get = result.getContact
+    if not many:
+        out.append(Contact._from_coal(get(0), a, b))
+        return
+    found = [get(i) for i in range(n)]
+    if n > max_contacts:
+        found = heapq.nsmallest(max_contacts, found, key=lambda c: c.penetration_depth)
+    out.extend(Contact._from_coal(c, a, b) for c in found)
+
+
+def _check_max_contacts(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ShapeTypeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
+    if value < 1:
+        raise ShapeTypeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
+    return int(value)
+
+
+def contacts(
+    self: CollisionShape,
+    other: CollisionShape,
+    max_contacts: int = 1,
+    security_margin: float = 0.0,
+) -> Contacts:
+    """Contact records between this shape and ``other``, deepest first.
+
+    Parameters
+    ----------
+    other : CollisionShape or CollisionShapeGroup
+        The shape to test against.
+    max_contacts : int
+        How many contacts to keep per pair of leaf shapes: the ``max_contacts`` deepest. A mesh
+        or octree gives one contact per touching triangle or cell; the deepest is always found.
+    security_margin : float
+        Report shapes closer than this too (their ``penetration_depth`` is then positive).
+
+    Returns
+    -------
+    Contacts
+        Empty when nothing touches. ``o1`` is a leaf of this shape, ``o2`` a leaf of ``other``.
+    """
+    _check_shape(self, "self")
+    _check_shape(other, "other")
+    k = _check_max_contacts(max_contacts)
+    margin = finite_real(security_margin, "security_margin")
+    found: list[Contact] = []
+    if not (self._is_group or other._is_group):
+        _contacts_leaves(self, other, k, margin, found)
+    else:
+        for la, lb in _leaf_pairs(self, other, max(margin, 0.0)):
+            _contacts_leaves(la, lb, k, margin, found)
+        found.sort(key=Contact._depth_key)
+    return Contacts(found)
