@@ -5,6 +5,7 @@ Shapes (:class:`Sphere`, :class:`Cuboid`, ..., :class:`Mesh`, :class:`OcTree`) a
 ``contacts`` against each other; :class:`Scene` holds many named objects on Coal's broadphase.
 """
 
+from . import meshes
 from .contact import Contact, ContactReport, Contacts
 from .errors import (
     CollisionDisabledError,
@@ -19,6 +20,7 @@ from .errors import (
 )
 from .group import CollisionShapeGroup
 from .mesh import ConvexHull, Mesh, OcTree
+from .scene import Scene
 from .shapes import (
     Box,
     Capsule,
@@ -55,8 +57,10 @@ __all__ = [
     "MeshFileError",
     "MeshFileNotFoundError",
     "OcTree",
+    "Scene",
     "ShapeTypeError",
     "SpatialContactError",
     "Sphere",
     "UnsupportedPairError",
+    "meshes",
 ]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from .checks import describe
+from .checks import describe, finite_real
 from .errors import InvalidShapeError, ShapeTypeError
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class Contact(_Record):
     ``b2`` (shapes in order of creation), so a list of contacts sorts the same way every run.
     """
 
-    __slots__ = ("b1", "b2", "nearest_points", "normal", "o1", "o2", "penetration_depth", "pos")
+    __slots__ = ("_arrays", "_coal", "b1", "b2", "o1", "o2", "penetration_depth")
 
     NONE = -1
     """Primitive index of a shape that has no primitives (anything but a mesh or an octree)."""
@@ -111,15 +111,14 @@ class Contact(_Record):
     """Primitive of ``o1``: triangle index, octree cell, or ``NONE`` (-1)."""
     b2: int
     """Primitive of ``o2``: triangle index, octree cell, or ``NONE`` (-1)."""
-    normal: np.ndarray
-    """ndarray, shape (3,), world frame, read-only: unit vector from ``o1`` to ``o2``."""
-    nearest_points: np.ndarray
-    """ndarray, shape (2, 3), world frame, read-only: witness point on ``o1`` then on ``o2``."""
-    pos: np.ndarray
-    """ndarray, shape (3,), world frame, read-only: the contact position."""
     penetration_depth: float
     """float, metres: signed distance, negative when the shapes overlap (-0.1 means 0.1 m deep),
     positive for shapes reported only because they are within the security margin."""
+
+    # The arrays of a record made by a query are copied out of Coal's own contact (an
+    # independent copy) the first time one is read: most readers need only a few records.
+    _arrays: tuple[np.ndarray, np.ndarray, np.ndarray]
+    _coal: Any
 
     def __init__(
         self,
@@ -138,49 +137,82 @@ class Contact(_Record):
             if not isinstance(shape, CollisionShape):
                 raise ShapeTypeError(f"{name} must be a CollisionShape, got {describe(shape)}")
         for name, b in (("b1", b1), ("b2", b2)):
-            if isinstance(b, bool) or not isinstance(b, (int, np.integer)) or b < -1:
+            if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
                 raise ShapeTypeError(f"{name} must be an integer >= -1, got {describe(b)}")
+            if b < -1:
+                raise InvalidShapeError(f"{name} must be an integer >= -1, got {describe(b)}")
         n = _check_array(normal, (3,), "normal")
         if abs(float(np.linalg.norm(n)) - 1.0) > 1e-6:
             raise InvalidShapeError(f"normal must be a unit vector, got {describe(normal)}")
-        depth = float(penetration_depth)
-        if not np.isfinite(depth):
-            raise InvalidShapeError(
-                f"penetration_depth must be finite, got {describe(penetration_depth)}"
-            )
-        for name, value in (
-            ("o1", o1),
-            ("o2", o2),
-            ("b1", int(b1)),
-            ("b2", int(b2)),
-            ("normal", n),
-            ("nearest_points", _check_array(nearest_points, (2, 3), "nearest_points")),
-            ("pos", _check_array(pos, (3,), "pos")),
-            ("penetration_depth", depth),
-        ):
-            _set(self, name, value)
+        arrays = (
+            n,
+            _check_array(nearest_points, (2, 3), "nearest_points"),
+            _check_array(pos, (3,), "pos"),
+        )
+        depth = finite_real(penetration_depth, "penetration_depth")
+        _set(self, "o1", o1)
+        _set(self, "o2", o2)
+        _set(self, "b1", int(b1))
+        _set(self, "b2", int(b2))
+        _set(self, "penetration_depth", depth)
+        _set(self, "_arrays", arrays)
 
     @classmethod
     def _from_coal(cls, c: Any, o1: CollisionShape, o2: CollisionShape) -> Contact:
-        """Copy a Coal ``Contact`` (already in world frame) into a record."""
+        """A record of a Coal ``Contact`` (world frame) returned by ``getContact``."""
         self = _new(cls)
-        points = np.empty((2, 3))
-        points[0] = c.getNearestPoint1()
-        points[1] = c.getNearestPoint2()
-        points.flags.writeable = False
-        normal = c.normal
-        normal.flags.writeable = False
-        pos = c.pos
-        pos.flags.writeable = False
         _set(self, "o1", o1)
         _set(self, "o2", o2)
         _set(self, "b1", c.b1)
         _set(self, "b2", c.b2)
-        _set(self, "normal", normal)
-        _set(self, "nearest_points", points)
-        _set(self, "pos", pos)
         _set(self, "penetration_depth", c.penetration_depth)
+        _set(self, "_coal", c)
         return self
+
+    def _load(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        try:
+            return self._arrays
+        except AttributeError:
+            c = self._coal
+            normal = c.normal
+            normal.setflags(write=False)
+            points = np.concatenate((c.getNearestPoint1(), c.getNearestPoint2())).reshape(2, 3)
+            points.setflags(write=False)
+            pos = c.pos
+            pos.setflags(write=False)
+            arrays = (normal, points, pos)
+            _set(self, "_arrays", arrays)
+            return arrays
+
+    @property
+    def normal(self) -> np.ndarray:
+        """ndarray, shape (3,), world frame, read-only: unit vector from ``o1`` to ``o2``."""
+        return self._load()[0]
+
+    @property
+    def nearest_points(self) -> np.ndarray:
+        """ndarray, shape (2, 3), world frame, read-only: witness point on ``o1`` then on
+        ``o2``."""
+        return self._load()[1]
+
+    @property
+    def pos(self) -> np.ndarray:
+        """ndarray, shape (3,), world frame, read-only: the contact position."""
+        return self._load()[2]
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        return (self.o1, self.o2, self.b1, self.b2, self.penetration_depth, self._load())
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        o1, o2, b1, b2, depth, arrays = state
+        for array in arrays:
+            array.setflags(write=False)
+        for name, value in zip(
+            ("o1", "o2", "b1", "b2", "penetration_depth", "_arrays"),
+            (o1, o2, b1, b2, depth, arrays),
+            strict=True,
+        ):
+            _set(self, name, value)
 
     @staticmethod
     def _depth_key(contact: Contact) -> float:
@@ -188,7 +220,7 @@ class Contact(_Record):
 
     def distance_to_collision(self, security_margin: float = 0.0) -> float:
         """``penetration_depth - security_margin``, as hpp-fcl's ``getDistanceToCollision``."""
-        return self.penetration_depth - float(security_margin)
+        return self.penetration_depth - finite_real(security_margin, "security_margin")
 
     def report(self, shape: CollisionShape) -> ContactReport:
         """This contact seen from ``shape``'s side (``o1``, ``o2`` or a group holding one).
@@ -352,6 +384,14 @@ class Contacts(Sequence[Contact]):
                 )
         self._items = items
         self._columns: dict[str, Any] = {}
+
+    @classmethod
+    def _wrap(cls, contacts: list[Contact]) -> Contacts:
+        """Contacts of records a query made (already checked)."""
+        self = _new(cls)
+        self._items = tuple(contacts)
+        self._columns = {}
+        return self
 
     @overload
     def __getitem__(self, index: int) -> Contact: ...

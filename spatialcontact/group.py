@@ -30,7 +30,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
     Notes
     -----
     Queries treat the group as the union of its leaves (the shapes with ``collision=True``
-    found at any depth): ``iscollided`` is True when any leaf collides, ``closest_point`` is
+    found at any depth, not below a nested group made with ``collision=False``): ``iscollided`` is True when any leaf collides, ``closest_point`` is
     the closest leaf pair's, ``contacts`` the union of every leaf pair's, with leaves as
     ``o1``/``o2``. Leaves far apart by their bounding spheres are skipped before Coal is
     called. A shape may belong to one group at a time; its ``scene_parent`` is that group.
@@ -70,7 +70,8 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         world.flags.writeable = False
         self._world = world
         for element in self._elements:
-            element._place(world @ element.T)
+            if "_tf" in element.__dict__:  # else being unpickled: it places itself when restored
+                element._place(world @ element.T)
         self._moves += 1
 
     def _touch(self) -> None:
@@ -97,6 +98,14 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         leaves: list[CollisionShape] = []
         for element in self._elements:
             leaves.extend(element._leaves())
+        return tuple(leaves)
+
+    def _collision_leaves(self) -> tuple[CollisionShape, ...]:
+        if not self._collision:
+            return ()
+        leaves: list[CollisionShape] = []
+        for element in self._elements:
+            leaves.extend(element._collision_leaves())
         return tuple(leaves)
 
     def leaves(self) -> list[CollisionShape]:
@@ -153,7 +162,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             new = list(item)
             kept = [e for e in old if any(e is n for n in new)]
             added: list[CollisionShape] = []
-            for element in new:
+            for n, element in enumerate(new):
+                if any(element is other for other in new[:n]):
+                    raise InvalidShapeError(f"{describe(element)} is given twice")
                 if not any(element is k for k in kept):
                     added.append(self._admit(element, added))
             trial = list(self._elements)

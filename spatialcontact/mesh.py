@@ -69,7 +69,12 @@ def _faces(value: Any, n_vertices: int) -> np.ndarray:
     return faces
 
 
-def _check_area(vertices: np.ndarray, faces: np.ndarray) -> None:
+def _check_area(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """``faces`` without its triangles of exactly zero area (read-only).
+
+    Coal measures a sphere against a mesh holding even one such triangle as overlapping by its
+    whole radius, wherever the sphere is; they carry no surface, so they are dropped.
+    """
     v = vertices[faces]
     doubled = np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
     size = float(np.ptp(vertices, axis=0).max())
@@ -77,6 +82,11 @@ def _check_area(vertices: np.ndarray, faces: np.ndarray) -> None:
         raise InvalidMeshError(
             f"all {len(faces)} triangles have zero area: the mesh has no surface"
         )
+    if np.all(doubled > 0.0):
+        return faces
+    kept = faces[doubled > 0.0]
+    kept.flags.writeable = False
+    return kept
 
 
 def _scale(value: Any) -> np.ndarray:
@@ -141,7 +151,8 @@ class Mesh(CollisionShape):
     vertices : ndarray, shape (n, 3), read-only
         Vertices in the shape frame, scaled.
     faces : ndarray, shape (m, 3), int, read-only
-        Triangles as vertex indices; a contact's ``b1``/``b2`` indexes these rows.
+        Triangles as vertex indices; a contact's ``b1``/``b2`` indexes these rows. Triangles
+        of zero area (repeated or collinear vertices) are left out.
     """
 
     stype = "mesh"
@@ -163,8 +174,7 @@ class Mesh(CollisionShape):
         self, vertices: Any, faces: Any, scale: Any, y_up: bool, kwargs: dict[str, Any]
     ) -> None:
         points = _points(vertices, "vertices", 3)
-        triangles = _faces(faces, len(points))
-        _check_area(points, triangles)
+        triangles = _check_area(points, _faces(faces, len(points)))
         self._scale = _scale(scale)
         self._y_up = bool(y_up)
         if self._y_up:
@@ -352,7 +362,8 @@ class OcTree(CollisionShape):
     Notes
     -----
     Coal has no algorithm for an octree against an :class:`Ellipsoid`; such a query raises
-    :class:`~spatialcontact.errors.UnsupportedPairError`.
+    :class:`~spatialcontact.errors.UnsupportedPairError`, and so does ``contacts`` between two
+    octrees (Coal gives those contacts no normal or depth).
     """
 
     stype = "octree"

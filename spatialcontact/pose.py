@@ -17,7 +17,8 @@ from .errors import InvalidPoseError
 __all__ = ["ROTATION_TOLERANCE", "as_pose", "pose_rows", "to_se3"]
 
 ROTATION_TOLERANCE = 1e-6
-"""Largest error accepted in each entry of ``R @ R.T - I`` for a pose's rotation ``R``."""
+"""Largest error accepted in the checks of a pose's rotation ``R``: each of ``|r0|^2 - 1``,
+``|r1|^2 - 1``, ``r0 . r1`` and the entries of ``r2 - r0 x r1`` for its rows ``r0, r1, r2``."""
 
 _IDENTITY_ROWS = [
     [1.0, 0.0, 0.0, 0.0],
@@ -45,15 +46,15 @@ def _rigid_rows(
     cost more than the Coal query that follows.
     """
     (a, b, c, x), (d, e, f, y), (g, h, i, z), last = rows = value.tolist()
+    # Rows 0 and 1 orthonormal and row 2 their cross product: exactly the rotations.
     if (
         last == _last
         and _lo <= a * a + b * b + c * c - 1.0 <= _hi
         and _lo <= d * d + e * e + f * f - 1.0 <= _hi
-        and _lo <= g * g + h * h + i * i - 1.0 <= _hi
         and _lo <= a * d + b * e + c * f <= _hi
-        and _lo <= a * g + b * h + c * i <= _hi
-        and _lo <= d * g + e * h + f * i <= _hi
-        and a * (e * i - f * h) + b * (f * g - d * i) + c * (d * h - e * g) > 0.0
+        and _lo <= b * f - c * e - g <= _hi
+        and _lo <= c * d - a * f - h <= _hi
+        and _lo <= a * e - b * d - i <= _hi
         and -_inf < x + y + z < _inf
     ):
         return rows
@@ -68,9 +69,9 @@ def _why_not_rigid(M: np.ndarray) -> str:
         return f"its last row is {M[3].tolist()}, expected [0, 0, 0, 1]"
     R = M[:3, :3]
     err = float(np.abs(R @ R.T - np.eye(3)).max())
-    if err > ROTATION_TOLERANCE:
-        return f"its rotation is not orthonormal (max |R R^T - I| = {err:.3g})"
-    return "its rotation has determinant -1 (a reflection)"
+    if err <= 0.5 and np.linalg.det(R) < 0.0:
+        return "its rotation has determinant -1 (a reflection)"
+    return f"its rotation is not orthonormal (max |R R^T - I| = {err:.3g})"
 
 
 def _as_array(value: Any, name: str) -> np.ndarray:

@@ -19,7 +19,12 @@ import numpy as np
 from . import shapes as _shapes
 from .checks import describe, finite_real
 from .contact import Contact, Contacts
-from .errors import CollisionDisabledError, ShapeTypeError, UnsupportedPairError
+from .errors import (
+    CollisionDisabledError,
+    InvalidShapeError,
+    ShapeTypeError,
+    UnsupportedPairError,
+)
 
 if TYPE_CHECKING:
     from .shapes import CollisionShape
@@ -61,6 +66,8 @@ _NO_COLLIDE = frozenset(
     {(_NT.GEOM_ELLIPSOID, _NT.GEOM_OCTREE), (_NT.GEOM_OCTREE, _NT.GEOM_ELLIPSOID)}
 )
 _NO_DISTANCE = _NO_COLLIDE | {(_NT.GEOM_HALFSPACE, _NT.GEOM_HALFSPACE)}
+_NO_CONTACT = _NO_DISTANCE | {(_NT.GEOM_OCTREE, _NT.GEOM_OCTREE)}
+"""Coal 3.0.3's octree-octree contacts carry no geometry (NaN normal, depth 1.8e308)."""
 
 
 # --------------------------------------------------------------------------- per-shape state
@@ -159,7 +166,7 @@ def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndar
     cached = shape._bounds_cache
     if cached is not None and cached[0] == shape._moves:
         return cached[1]
-    leaves = tuple(leaf for leaf in shape._leaves() if leaf._collision)
+    leaves = shape._collision_leaves()
     spheres = [_sphere(leaf) for leaf in leaves]
     centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
     radii = np.array([r for _, r in spheres], dtype=np.float64)
@@ -179,9 +186,8 @@ def _gaps(
     leaves_a, ca, ra = _bounds(a)
     leaves_b, cb, rb = _bounds(b)
     diff = ca[:, None, :] - cb[None, :, :]
-    with np.errstate(invalid="ignore"):
-        gap = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) - ra[:, None] - rb[None, :]
-    gap[np.isnan(gap)] = -math.inf
+    # Centres are finite, so an unbounded leaf (radius inf) gives -inf, never NaN.
+    gap = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) - ra[:, None] - rb[None, :]
     return gap, leaves_a, leaves_b
 
 
@@ -195,12 +201,48 @@ def _leaf_pairs(a: CollisionShape, b: CollisionShape, cutoff: float) -> list[tup
 # -------------------------------------------------------------------------------- collide
 
 
+_HALFSPACE_OCTREE = frozenset(
+    {(_NT.GEOM_HALFSPACE, _NT.GEOM_OCTREE), (_NT.GEOM_OCTREE, _NT.GEOM_HALFSPACE)}
+)
+_IDENTITY = coal.Transform3s()
+
+
+def _world_halfspace(g: Any, tf: Any) -> Any:
+    """The Coal half-space ``g`` placed by ``tf``, written in the world frame."""
+    n = tf.getRotation() @ g.n
+    return coal.Halfspace(n, g.d + float(n @ tf.getTranslation()))
+
+
+def _collider(ga: Any, gb: Any) -> Any:
+    """Coal's collision functor for two geometries: ``functor(tf_a, tf_b, request, result)``.
+
+    Coal 3.0.3 collides a rotated half-space with an octree wrongly (no collision where the
+    signed distance is negative), while the same half-space written in the world frame and
+    placed at the identity is answered right: that pair goes through a small wrapper.
+    """
+    if (ga.getNodeType(), gb.getNodeType()) not in _HALFSPACE_OCTREE:
+        return coal.ComputeCollision(ga, gb)
+    halfspace_first = ga.getNodeType() == _NT.GEOM_HALFSPACE
+
+    def collide(tf_a: Any, tf_b: Any, request: Any, result: Any) -> int:
+        if halfspace_first:
+            n = coal.collide(_world_halfspace(ga, tf_a), _IDENTITY, gb, tf_b, request, result)
+        else:
+            n = coal.collide(ga, tf_a, _world_halfspace(gb, tf_b), _IDENTITY, request, result)
+        return int(n)
+
+    return collide
+
+
 def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any]:
     ga, gb = _geometries(a, b, _NO_COLLIDE)
     request = coal.CollisionRequest()
-    request.enable_contact = False
+    # Coal 3.0.3 with enable_contact=False misses some deep overlaps of axis-aligned shapes (a
+    # box and a capsule turned 180° about z, centred together, say); between two octrees it is
+    # the other way round (enable_contact=True reports contacts that are not there).
+    request.enable_contact = not (ga.getNodeType() == gb.getNodeType() == _NT.GEOM_OCTREE)
     request.distance_upper_bound = 0.0
-    entry = (coal.ComputeCollision(ga, gb), b._tf, request, coal.CollisionResult())
+    entry = (_collider(ga, gb), b._tf, request, coal.CollisionResult())
     _remember(a, b, a._collide_pairs, entry)
     return entry
 
@@ -254,13 +296,27 @@ def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any
     return entry
 
 
-def _distance_leaves(a: CollisionShape, b: CollisionShape) -> Any:
-    """Run Coal's distance on two leaves; returns the filled ``DistanceResult``."""
+def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
+    """Run Coal's distance on two leaves.
+
+    Returns the filled ``DistanceResult`` and whether its witness points are in ``(b, a)``
+    order: Coal 3.0.3 gives a (shape, octree) pair's points octree first, so that pair is asked
+    octree first (and cached on the octree only, out of reach of closest_point's fast path).
+    """
+    if b.stype == "octree" and a.stype != "octree":
+        return _distance_leaves(b, a)[0], True
     entry = a._distance_pairs.get(b) or _distance_entry(a, b)
     functor, tf2, request, result = entry
     result.clear()
     functor(a._tf, tf2, request, result)
-    return result
+    return result, False
+
+
+def _witnesses(result: Any, swapped: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The witness points of a ``DistanceResult`` from :func:`_distance_leaves`, in query order."""
+    if swapped:
+        return result.getNearestPoint2(), result.getNearestPoint1()
+    return result.getNearestPoint1(), result.getNearestPoint2()
 
 
 def _check_inf_dist(value: Any) -> float:
@@ -268,7 +324,7 @@ def _check_inf_dist(value: Any) -> float:
         raise ShapeTypeError(f"inf_dist must be a real number, got {describe(value)}")
     out = float(value)
     if math.isnan(out):
-        raise ShapeTypeError(f"inf_dist must not be NaN, got {describe(value)}")
+        raise InvalidShapeError(f"inf_dist must not be NaN, got {describe(value)}")
     return out
 
 
@@ -279,24 +335,35 @@ def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
     bound exceeds the best distance found.
     """
     if not (a._is_group or b._is_group):
-        result = _distance_leaves(a, b)
+        result, swapped = _distance_leaves(a, b)
         d = result.min_distance
         if d > limit:
             return None
-        return d, result.getNearestPoint1(), result.getNearestPoint2()
+        return (d, *_witnesses(result, swapped))
     gap, leaves_a, leaves_b = _gaps(a, b)
+    if gap.size == 0:
+        return None
     flat = gap.ravel()
-    candidates = np.flatnonzero(flat <= limit)
-    best = None
+    width = gap.shape[1]
+
+    def measure(k: int) -> tuple[float, np.ndarray, np.ndarray]:
+        result, swapped = _distance_leaves(leaves_a[k // width], leaves_b[k % width])
+        return (result.min_distance, *_witnesses(result, swapped))
+
+    # The pair with the smallest gap first: its distance bounds which other pairs can win.
+    first = int(np.argmin(flat))
+    if flat[first] > limit:
+        return None
+    best = measure(first)
+    candidates = np.flatnonzero(flat <= min(limit, best[0]))
     for k in candidates[np.argsort(flat[candidates], kind="stable")].tolist():
-        if best is not None and flat[k] > best[0]:
+        if flat[k] > best[0]:
             break
-        i, j = divmod(k, gap.shape[1])
-        result = _distance_leaves(leaves_a[i], leaves_b[j])
-        d = result.min_distance
-        if d <= limit and (best is None or d < best[0]):
-            best = (d, result.getNearestPoint1(), result.getNearestPoint2())
-    return best
+        if k != first:
+            found = measure(k)
+            if found[0] < best[0]:
+                best = found
+    return best if best[0] <= limit else None
 
 
 def closest_point(
@@ -350,21 +417,25 @@ def _closest_point_slow(
 
 
 def distance(self: CollisionShape, other: CollisionShape) -> float:
-    """Signed distance in metres to ``other`` (negative on overlap), with no cut-off."""
+    """Signed distance in metres to ``other`` (negative on overlap), with no cut-off.
+
+    ``inf`` when either side is a group with no collision leaves (an empty group, say).
+    """
     _check_shape(self, "self")
     _check_shape(other, "other")
-    return float(_nearest(self, other, math.inf)[0])
+    best = _nearest(self, other, math.inf)
+    return math.inf if best is None else float(best[0])
 
 
 # ------------------------------------------------------------------------------- contacts
 
 
 def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any, bool]:
-    ga, gb = _geometries(a, b, _NO_DISTANCE)
+    ga, gb = _geometries(a, b, _NO_CONTACT)
     many = ga.getNodeType() in _MANY_CONTACT_TYPES or gb.getNodeType() in _MANY_CONTACT_TYPES
     request = coal.CollisionRequest()
     request.num_max_contacts = ALL_CONTACTS if many else 1
-    entry = (coal.ComputeCollision(ga, gb), b._tf, request, coal.CollisionResult(), many)
+    entry = (_collider(ga, gb), b._tf, request, coal.CollisionResult(), many)
     _remember(a, b, a._contact_pairs, entry)
     return entry
 
@@ -373,6 +444,18 @@ def _contacts_leaves(
     a: CollisionShape, b: CollisionShape, max_contacts: int, margin: float, out: list[Contact]
 ) -> None:
     entry = a._contact_pairs.get(b) or _contact_entry(a, b)
+    _run_contacts(entry, a, b, max_contacts, margin, out)
+
+
+def _run_contacts(
+    entry: tuple[Any, Any, Any, Any, bool],
+    a: CollisionShape,
+    b: CollisionShape,
+    max_contacts: int,
+    margin: float,
+    out: list[Contact],
+) -> None:
+    """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts."""
     functor, tf2, request, result, many = entry
     request.security_margin = margin
     result.clear()
@@ -386,6 +469,8 @@ def _contacts_leaves(
     found = [get(i) for i in range(n)]
     if n > max_contacts:
         found = heapq.nsmallest(max_contacts, found, key=lambda c: c.penetration_depth)
+    else:
+        found.sort(key=lambda c: c.penetration_depth)
     out.extend(Contact._from_coal(c, a, b) for c in found)
 
 
@@ -393,7 +478,7 @@ def _check_max_contacts(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ShapeTypeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
     if value < 1:
-        raise ShapeTypeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
+        raise InvalidShapeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
     return int(value)
 
 
@@ -420,15 +505,27 @@ def contacts(
     Contacts
         Empty when nothing touches. ``o1`` is a leaf of this shape, ``o2`` a leaf of ``other``.
     """
-    _check_shape(self, "self")
-    _check_shape(other, "other")
-    k = _check_max_contacts(max_contacts)
-    margin = finite_real(security_margin, "security_margin")
+    if max_contacts.__class__ is not int or max_contacts < 1:
+        max_contacts = _check_max_contacts(max_contacts)
+    if security_margin.__class__ is not float or security_margin - security_margin != 0.0:
+        security_margin = finite_real(security_margin, "security_margin")
+    try:
+        entry = self._contact_pairs[other]
+    except (KeyError, TypeError):
+        return _contacts_slow(self, other, max_contacts, security_margin)
     found: list[Contact] = []
-    if not (self._is_group or other._is_group):
-        _contacts_leaves(self, other, k, margin, found)
+    _run_contacts(entry, self, other, max_contacts, security_margin, found)
+    return Contacts._wrap(found)
+
+
+def _contacts_slow(a: CollisionShape, b: Any, k: int, margin: float) -> Contacts:
+    _check_shape(a, "self")
+    _check_shape(b, "other")
+    found: list[Contact] = []
+    if not (a._is_group or b._is_group):
+        _contacts_leaves(a, b, k, margin, found)
     else:
-        for la, lb in _leaf_pairs(self, other, max(margin, 0.0)):
+        for la, lb in _leaf_pairs(a, b, max(margin, 0.0)):
             _contacts_leaves(la, lb, k, margin, found)
         found.sort(key=Contact._depth_key)
-    return Contacts(found)
+    return Contacts._wrap(found)

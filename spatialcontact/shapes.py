@@ -20,7 +20,7 @@ from . import query as _query
 from .checks import describe, finite_real, positive_real, positive_vector3, vector3
 from .color import parse_color, to_hex
 from .errors import CollisionDisabledError, InvalidShapeError, ShapeTypeError
-from .pose import as_pose, pose_rows, to_se3
+from .pose import _rigid_rows, as_pose, pose_rows, to_se3
 
 if TYPE_CHECKING:
     from .group import CollisionShapeGroup
@@ -38,6 +38,7 @@ __all__ = [
 ]
 
 _serial = itertools.count()
+_FLOAT64 = np.dtype(np.float64)
 
 
 def _quaternion_xyzs(R: np.ndarray) -> list[float]:
@@ -147,15 +148,24 @@ class CollisionShape:
 
     @T.setter
     def T(self, value: Any) -> None:
-        M, rows = pose_rows(value, "T")
+        # The hot path of a planner: a float64 4x4 array is checked inline, and a leaf with
+        # no parent moves its Coal transform directly (what _place does, without the call).
+        if type(value) is np.ndarray and value.shape == (4, 4) and value.dtype is _FLOAT64:
+            M = value
+            rows = _rigid_rows(value) or pose_rows(value, "T")[1]
+        else:
+            M, rows = pose_rows(value, "T")
         self._T_rows = rows
         self._T = None
         parent = self._parent
-        if parent is None:
-            self._place(M)
-        else:
+        if parent is not None:
             self._place(parent.world_T @ M)
             parent._touch()
+        elif self._is_group:
+            self._place(M)
+        else:
+            self._tf.setTransform(M[:3, :3], M[:3, 3])
+            self._moves += 1
 
     @property
     def pose(self) -> Any:
@@ -164,7 +174,7 @@ class CollisionShape:
 
     @pose.setter
     def pose(self, value: Any) -> None:
-        self.T = value
+        self.T = pose_rows(value, "pose")[0]  # checked here so an error names ``pose``
 
     @property
     def world_T(self) -> np.ndarray:
@@ -251,6 +261,10 @@ class CollisionShape:
         """The leaf shapes that make up this shape: itself."""
         return (self,)
 
+    def _collision_leaves(self) -> tuple[CollisionShape, ...]:
+        """The leaves that take part in queries: itself, unless made with collision=False."""
+        return (self,) if self._collision else ()
+
     # ----------------------------------------------------------- description
 
     def to_dict(self) -> dict[str, Any]:
@@ -326,8 +340,11 @@ class CollisionShape:
             geometry = self._build_geometry()
             geometry.computeLocalAABB()
             self._geometry = geometry
-        if self._parent is None:
+        parent = self._parent
+        if parent is None:
             self._place(T)
+        elif "_tf" in parent.__dict__:  # parent restored first: this shape was pickled alone
+            self._place(parent.world_T @ T)
 
     # --------------------------------------------------------------- queries
 
