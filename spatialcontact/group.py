@@ -30,10 +30,11 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
     Notes
     -----
     Queries treat the group as the union of its leaves (the shapes with ``collision=True``
-    found at any depth, not below a nested group made with ``collision=False``): ``iscollided`` is True when any leaf collides, ``closest_point`` is
-    the closest leaf pair's, ``contacts`` the union of every leaf pair's, with leaves as
-    ``o1``/``o2``. Leaves far apart by their bounding spheres are skipped before Coal is
-    called. A shape may belong to one group at a time; its ``scene_parent`` is that group.
+    found at any depth, not below a nested group made with ``collision=False``):
+    ``iscollided`` is True when any leaf collides, ``closest_point`` is the closest leaf pair's,
+    ``contacts`` the union of every leaf pair's, with leaves as ``o1``/``o2``. Leaves far apart
+    by their bounding spheres are skipped before Coal is called. A shape may belong to one group
+    at a time; its ``scene_parent`` is that group.
     ``==`` is identity, like every shape.
     """
 
