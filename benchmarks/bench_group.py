@@ -124,8 +124,7 @@ class RawPairs:
 
     def __init__(self, a: Sequence[RawLeaf], b: Sequence[RawLeaf]) -> None:
         self.pairs = [(la, lb) for la in a for lb in b]
-        yes_no = coal.CollisionRequest()
-        yes_no.enable_contact = False
+        yes_no = coal.CollisionRequest()  # as spatialcontact asks (see query._collide_entry)
         yes_no.distance_upper_bound = 0.0
         contact = coal.CollisionRequest()
         signed = coal.DistanceRequest()

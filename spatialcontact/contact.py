@@ -50,6 +50,25 @@ def _check_array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return _frozen(out)
 
 
+def _witnesses(points: np.ndarray, normal: np.ndarray, pos: np.ndarray, depth: float) -> np.ndarray:
+    """``points`` if they satisfy ``p2 - p1 == depth * normal``, else points half the depth
+    either side of ``pos`` along ``normal``.
+
+    Coal 3.0.3 gives two overlapping triangles a single point as both witness points.
+    """
+    (x1, y1, z1), (x2, y2, z2) = points.tolist()
+    nx, ny, nz = normal.tolist()
+    tolerance = 1e-9 + 1e-6 * abs(depth)
+    if (
+        abs(x2 - x1 - depth * nx) <= tolerance
+        and abs(y2 - y1 - depth * ny) <= tolerance
+        and abs(z2 - z1 - depth * nz) <= tolerance
+    ):
+        return points
+    half = 0.5 * depth * normal
+    return np.stack((pos - half, pos + half))
+
+
 class _Record:
     """Immutable slotted record: attributes are set once, in the constructor."""
 
@@ -158,12 +177,15 @@ class Contact(_Record):
         _set(self, "_arrays", arrays)
 
     @classmethod
-    def _from_coal(cls, c: Any, o1: CollisionShape, o2: CollisionShape) -> Contact:
-        """A record of a Coal ``Contact`` (world frame) returned by ``getContact``."""
+    def _from_coal(
+        cls, c: Any, o1: CollisionShape, o2: CollisionShape, b1: int | None = None
+    ) -> Contact:
+        """A record of a Coal ``Contact`` (world frame) returned by ``getContact``; ``b1``
+        replaces Coal's primitive index on ``o1`` when given."""
         self = _new(cls)
         _set(self, "o1", o1)
         _set(self, "o2", o2)
-        _set(self, "b1", c.b1)
+        _set(self, "b1", c.b1 if b1 is None else b1)
         _set(self, "b2", c.b2)
         _set(self, "penetration_depth", c.penetration_depth)
         _set(self, "_coal", c)
@@ -175,10 +197,12 @@ class Contact(_Record):
         except AttributeError:
             c = self._coal
             normal = c.normal
-            normal.setflags(write=False)
             points = np.concatenate((c.getNearestPoint1(), c.getNearestPoint2())).reshape(2, 3)
-            points.setflags(write=False)
             pos = c.pos
+            if c.b1 != -1 or c.b2 != -1:
+                points = _witnesses(points, normal, pos, self.penetration_depth)
+            normal.setflags(write=False)
+            points.setflags(write=False)
             pos.setflags(write=False)
             arrays = (normal, points, pos)
             _set(self, "_arrays", arrays)
@@ -213,6 +237,18 @@ class Contact(_Record):
             strict=True,
         ):
             _set(self, name, value)
+
+    def _swapped(self) -> Contact:
+        """The same contact with its sides exchanged: ``o2``'s view becomes ``o1``'s."""
+        normal, points, pos = self._load()
+        other = _new(Contact)
+        _set(other, "o1", self.o2)
+        _set(other, "o2", self.o1)
+        _set(other, "b1", self.b2)
+        _set(other, "b2", self.b1)
+        _set(other, "penetration_depth", self.penetration_depth)
+        _set(other, "_arrays", (_frozen(-normal), _frozen(points[::-1].copy()), pos))
+        return other
 
     @staticmethod
     def _depth_key(contact: Contact) -> float:

@@ -13,6 +13,8 @@ __all__ = [
     "InvalidShapeError",
     "MeshFileError",
     "MeshFileNotFoundError",
+    "NotInSceneError",
+    "SceneError",
     "ShapeTypeError",
     "SpatialContactError",
     "UnsupportedPairError",
@@ -53,3 +55,18 @@ class ShapeTypeError(SpatialContactError, TypeError):
 
 class UnsupportedPairError(SpatialContactError, TypeError):
     """Coal has no algorithm for this pair of shape types."""
+
+
+class SceneError(SpatialContactError, ValueError):
+    """An object cannot join or stay in a scene: its name is taken, it is already held, ..."""
+
+
+class NotInSceneError(SpatialContactError, KeyError):
+    """A name or shape the scene does not hold (also a ``KeyError``).
+
+    The message lists the names the scene holds.
+    """
+
+    def __str__(self) -> str:
+        # KeyError's str() is the repr of its argument (quotes and escapes): show the text.
+        return str(self.args[0]) if self.args else ""

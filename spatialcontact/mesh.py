@@ -372,6 +372,7 @@ class OcTree(CollisionShape):
     def __init__(self, points: Any, resolution: float, **kwargs: Any) -> None:
         self._points = _points(points, "points", 1)
         self._resolution = positive_real(resolution, "resolution")
+        self._cells: tuple[Any, np.ndarray] | None = None
         super().__init__(**kwargs)
         _finish(self)
 
@@ -397,6 +398,32 @@ class OcTree(CollisionShape):
 
     def _build_geometry(self) -> Any:
         return coal.makeOctree(np.ascontiguousarray(self._points), self._resolution)
+
+    @property
+    def cells(self) -> np.ndarray:
+        """ndarray, shape (n, 4), read-only: the occupied cells as rows ``[x, y, z, side]``
+        (centre in the shape frame, side in metres). A contact's ``b1``/``b2`` on this octree
+        is a row index."""
+        cached = self._cells
+        if cached is None or cached[0] is not self.geometry:
+            boxes = np.asarray(self.geometry.toBoxes(), dtype=np.float64).reshape(-1, 6)
+            cells = np.ascontiguousarray(boxes[:, :4])
+            cells.flags.writeable = False
+            cached = self._cells = (self.geometry, cells)
+        return cached[1]
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_cells"] = None
+        return state
+
+    def _cell_at(self, point: np.ndarray) -> int:
+        """Row of :attr:`cells` holding the world point ``point`` (the nearest cell when a
+        point on a shared face or rounding leaves it in none)."""
+        cells = self.cells
+        local = self._tf.inverse().transform(point)
+        excess = np.abs(cells[:, :3] - local).max(axis=1) - 0.5 * cells[:, 3]
+        return int(np.argmin(excess))
 
     def _params_repr(self) -> list[str]:
         return [f"points=<{len(self._points)} points>", f"resolution={self._resolution!r}"]

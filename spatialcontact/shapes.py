@@ -93,7 +93,7 @@ class CollisionShape:
     # Coal state and caches, set by query.init_state (not pickled).
     _tf: Any
     _geometry: Any
-    _collide_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any]]
+    _collide_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any, Any]]
     _distance_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any]]
     _contact_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any, bool]]
     _cached_by: weakref.WeakSet[CollisionShape]

@@ -1,0 +1,305 @@
+"""Shared plumbing of the sensors: one step's data, leaf-to-object maps, time and shape checks."""
+
+from __future__ import annotations
+
+import operator
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from ..checks import describe, finite_real
+from ..contact import Contact, Contacts
+from ._errors import SensorTypeError, SensorValueError
+from .forces import ForceInput, resolve_forces, tangential_part
+
+__all__ = [
+    "NS_PER_S",
+    "ObjectMap",
+    "StepData",
+    "check_contact",
+    "check_scene",
+    "check_time_step",
+    "holds",
+    "ns_to_seconds",
+    "seconds_to_ns",
+]
+
+NS_PER_S = 1_000_000_000
+"""Nanoseconds per second: sensor clocks count whole nanoseconds, as Gazebo's ``common::Time``."""
+
+
+def seconds_to_ns(value: Any, name: str, *, positive: bool = False) -> int:
+    """A time in seconds (finite, >= 0, or > 0 when ``positive``) as whole nanoseconds."""
+    seconds = finite_real(value, name)
+    if seconds < 0.0 or (positive and seconds == 0.0):
+        relation = "positive" if positive else "zero or positive"
+        raise SensorValueError(f"{name} must be {relation} seconds, got {describe(value)}")
+    return round(seconds * NS_PER_S)
+
+
+def ns_to_seconds(ns: int) -> float:
+    """Whole nanoseconds as float seconds."""
+    return ns / NS_PER_S
+
+
+def check_time_step(value: Any, name: str = "step_time") -> float:
+    """A time step in seconds: finite and >= 0."""
+    out = finite_real(value, name)
+    if out < 0.0:
+        raise SensorValueError(f"{name} must be zero or positive seconds, got {describe(value)}")
+    return out
+
+
+def holds(shape: Any, leaf: Any) -> bool:
+    """True when ``shape`` is ``leaf`` or a group that holds it at any depth."""
+    node = leaf
+    while node is not None:
+        if node is shape:
+            return True
+        node = node._parent
+    return False
+
+
+_get_o1 = operator.attrgetter("o1")
+_get_o2 = operator.attrgetter("o2")
+_get_uid = operator.attrgetter("_uid")
+
+
+_SCENE_MEMBERS = ("names", "index_of", "name_of", "__getitem__")
+
+
+def check_scene(scene: Any, name: str = "scene") -> Any:
+    """``scene`` if it has the members of :class:`~spatialcontact.Scene` the sensors read."""
+    missing = [m for m in _SCENE_MEMBERS if not hasattr(scene, m)]
+    if missing:
+        raise SensorTypeError(
+            f"{name} must be a spatialcontact.Scene (with names, index_of, name_of and "
+            f"[name]), got {describe(scene)} without {', '.join(missing)}"
+        )
+    return scene
+
+
+class _LeafIndex(dict[Any, int]):
+    """Leaf shape -> object index in a scene, filled on first look-up of each leaf."""
+
+    __slots__ = ("scene",)
+
+    def __init__(self, scene: Any) -> None:
+        super().__init__()
+        self.scene = scene
+
+    def __missing__(self, leaf: Any) -> int:
+        try:
+            index = int(self.scene.index_of(self.scene.name_of(leaf)))
+        except (KeyError, ValueError, TypeError, LookupError) as exc:
+            raise SensorValueError(
+                f"contact shape {describe(leaf)} is not in the scene the sensor reads ({exc})"
+            ) from None
+        self[leaf] = index
+        return index
+
+
+class ObjectMap:
+    """Maps the leaves of contacts to object indices of a scene, one look-up per distinct leaf.
+
+    The cache is emptied whenever ``scene.names`` changes (an object added or removed). A leaf
+    moved from one object's group into another's while the names stay the same keeps its old
+    object until then.
+    """
+
+    __slots__ = ("_cache", "_names", "scene")
+
+    def __init__(self, scene: Any) -> None:
+        self.scene = check_scene(scene)
+        self._names: tuple[str, ...] = tuple(scene.names)
+        self._cache = _LeafIndex(scene)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """tuple of str: the scene's object names, checked against the scene on every call."""
+        names = self.scene.names
+        if names is not self._names and tuple(names) != self._names:
+            self._names = tuple(names)
+            self._cache = _LeafIndex(self.scene)
+        return self._names
+
+    def indices(self, leaves: tuple[Any, ...]) -> np.ndarray:
+        """ndarray, shape (n,), int: the object index of each leaf."""
+        self.names  # noqa: B018  (refreshes the cache when the scene changed)
+        return np.fromiter(map(self._cache.__getitem__, leaves), np.intp, len(leaves))
+
+
+class StepData:
+    """One step's contacts and forces with the columns every sensor reads, each built once.
+
+    Parameters
+    ----------
+    contacts : Contacts
+    forces : ndarray, shape (n, 3), world frame
+        Force on ``o1`` from ``o2`` of each contact.
+    valid : bool
+        Whether ``forces`` is a measurement (False: zeros because no forces were given).
+    """
+
+    def __init__(self, contacts: Contacts, forces: np.ndarray, valid: bool) -> None:
+        self.contacts = contacts
+        self.forces = forces
+        self.valid = valid
+        self._per_scene: dict[tuple[str, int], Any] = {}
+
+    @classmethod
+    def build(cls, contacts: Any, forces: ForceInput = None) -> StepData:
+        """Check ``contacts`` and resolve ``forces`` (see :func:`resolve_forces`)."""
+        array, valid = resolve_forces(contacts, forces)
+        return cls(contacts, array, valid)
+
+    def __len__(self) -> int:
+        return len(self.contacts)
+
+    @cached_property
+    def items(self) -> tuple[Contact, ...]:
+        """tuple of Contact: the records."""
+        return tuple(self.contacts)
+
+    @cached_property
+    def o1(self) -> tuple[Any, ...]:
+        """tuple: first leaf of each contact."""
+        return tuple(map(_get_o1, self.items))
+
+    @cached_property
+    def o2(self) -> tuple[Any, ...]:
+        """tuple: second leaf of each contact."""
+        return tuple(map(_get_o2, self.items))
+
+    @cached_property
+    def o1_array(self) -> np.ndarray:
+        """ndarray, shape (n,), object: first leaf of each contact."""
+        return _object_array(self.o1)
+
+    @cached_property
+    def o2_array(self) -> np.ndarray:
+        """ndarray, shape (n,), object: second leaf of each contact."""
+        return _object_array(self.o2)
+
+    @cached_property
+    def u1(self) -> np.ndarray:
+        """ndarray, shape (n,), int: creation serial of each ``o1``."""
+        return np.fromiter(map(_get_uid, self.o1), np.int64, len(self.o1))
+
+    @cached_property
+    def u2(self) -> np.ndarray:
+        """ndarray, shape (n,), int: creation serial of each ``o2``."""
+        return np.fromiter(map(_get_uid, self.o2), np.int64, len(self.o2))
+
+    @cached_property
+    def leaf_codes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The distinct leaf serials of the step (sorted) and each contact's position in it.
+
+        Returns
+        -------
+        serials : ndarray, shape (m,), int
+        code1, code2 : ndarray, shape (n,), int
+            ``serials[code1[i]] == u1[i]`` and likewise for ``o2``.
+        """
+        n = len(self.items)
+        serials, inverse = np.unique(np.concatenate([self.u1, self.u2]), return_inverse=True)
+        inverse = inverse.reshape(-1)
+        return serials, inverse[:n], inverse[n:]
+
+    def touching(self, uids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each contact's ``o1``, and its ``o2``, is one of the leaves ``uids``.
+
+        Parameters
+        ----------
+        uids : ndarray, shape (k,), int, sorted
+            Leaf serials (``_uid``).
+        """
+        serials, code1, code2 = self.leaf_codes
+        if len(serials) == 0:
+            return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool)
+        at = np.minimum(np.searchsorted(serials, uids), len(serials) - 1)
+        table = np.zeros(len(serials), dtype=bool)
+        table[at[serials[at] == uids]] = True
+        return table[code1], table[code2]
+
+    @cached_property
+    def friction(self) -> np.ndarray:
+        """ndarray, shape (n, 3): tangential part of each force."""
+        return tangential_part(self.forces, self.contacts.normal)
+
+    @cached_property
+    def magnitude(self) -> np.ndarray:
+        """ndarray, shape (n,): length of each force."""
+        return np.sqrt(np.einsum("ij,ij->i", self.forces, self.forces))
+
+    def objects(self, objects: ObjectMap) -> tuple[np.ndarray, np.ndarray]:
+        """Object indices of ``o1`` and ``o2`` of each contact in the scene of ``objects``."""
+        key = ("objects", id(objects))
+        value = self._per_scene.get(key)
+        if value is None:
+            value = (objects.indices(self.o1), objects.indices(self.o2))
+            self._per_scene[key] = value
+        return value
+
+    def sides(self, objects: ObjectMap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each contact seen from both sides, for accumulating per object.
+
+        Returns
+        -------
+        obj, other : ndarray, shape (2n,), int
+            Object index of the side and of the other side: ``o1``'s objects then ``o2``'s.
+        packed : ndarray, shape (2n, 10)
+            Per row: the force on ``obj`` from ``other`` (3), its tangential part (3), the
+            contact position times the force magnitude (3) and the magnitude (1).
+        """
+        key = ("sides", id(objects))
+        value = self._per_scene.get(key)
+        if value is None:
+            i1, i2 = self.objects(objects)
+            n = len(i1)
+            packed = np.empty((2 * n, 10))
+            packed[:n, 0:3] = self.forces
+            packed[n:, 0:3] = -self.forces
+            packed[:n, 3:6] = self.friction
+            packed[n:, 3:6] = -self.friction
+            magnitude = self.magnitude
+            weighted = self.contacts.pos * magnitude[:, None]
+            packed[:n, 6:9] = weighted
+            packed[n:, 6:9] = weighted
+            packed[:n, 9] = magnitude
+            packed[n:, 9] = magnitude
+            value = (np.concatenate([i1, i2]), np.concatenate([i2, i1]), packed)
+            self._per_scene[key] = value
+        return value
+
+    def poses(self, objects: ObjectMap, indices: Any) -> np.ndarray:
+        """ndarray, shape (k, 4, 4), world frame: poses of the objects at ``indices`` now.
+
+        Each object's pose is read once per step, however many sensors ask for it.
+        """
+        key = ("poses", id(objects))
+        cache: dict[int, np.ndarray] | None = self._per_scene.get(key)
+        if cache is None:
+            cache = self._per_scene[key] = {}
+        scene = objects.scene
+        names = objects.names
+        out = np.empty((len(indices), 4, 4))
+        for k, i in enumerate(indices):
+            pose = cache.get(i)
+            if pose is None:
+                pose = cache[i] = scene[names[i]].world_T
+            out[k] = pose
+        return out
+
+
+def _object_array(items: tuple[Any, ...]) -> np.ndarray:
+    """A 1-D object array holding ``items`` as they are (no nesting into groups)."""
+    return np.fromiter(items, dtype=object, count=len(items))
+
+
+def check_contact(contact: Any, name: str = "contact") -> Contact:
+    """``contact`` if it is a :class:`~spatialcontact.Contact`."""
+    if not isinstance(contact, Contact):
+        raise SensorTypeError(f"{name} must be a spatialcontact.Contact, got {describe(contact)}")
+    return contact

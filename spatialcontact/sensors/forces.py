@@ -1,0 +1,300 @@
+"""Contact forces for the sensors: given by the caller, computed by a penalty model, or absent.
+
+A geometry library has no solver, so each step's forces come from one of three places:
+
+- the caller: an ``(n, 3)`` array of world-frame forces aligned with the step's contacts (row
+  ``i`` is the force on ``contacts[i].o1`` from ``contacts[i].o2``), or ``(n,)`` normal
+  magnitudes (positive pushes the shapes apart, so the force on ``o1`` is ``-m * normal``);
+- a force model, :class:`PenaltyForce`, computed from each contact's overlap;
+- neither: every force is zero and the sensors say so (``forces_valid`` is False).
+
+:func:`resolve_forces` turns any of these into one ``(n, 3)`` array and a validity flag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..checks import describe, finite_real
+from ..contact import Contacts
+from ._errors import SensorTypeError, SensorValueError
+
+__all__ = ["PenaltyForce", "resolve_forces", "tangential_part"]
+
+ForceInput = Any
+"""What a caller may give as forces: None, array_like (n, 3) or (n,), or a callable of Contacts."""
+
+
+def _check_contacts(contacts: Any) -> Contacts:
+    if not isinstance(contacts, Contacts):
+        raise SensorTypeError(
+            f"contacts must be a spatialcontact.Contacts, got {describe(contacts)}"
+        )
+    return contacts
+
+
+def resolve_forces(contacts: Contacts, forces: ForceInput = None) -> tuple[np.ndarray, bool]:
+    """The world-frame force of each contact as one array, and whether it is a measurement.
+
+    Parameters
+    ----------
+    contacts : Contacts
+        The step's contacts (``n`` of them).
+    forces : None, array_like, shape (n, 3) or (n,), or callable
+        ``(n, 3)``: the force on ``o1`` from ``o2`` of each contact, world frame, newtons.
+        ``(n,)``: normal magnitudes; positive pushes the shapes apart, so the force on ``o1``
+        is ``-m * normal`` (the normal points from ``o1`` to ``o2``). A callable is called with
+        ``contacts`` and must return one of these. None means no forces.
+
+    Returns
+    -------
+    forces : ndarray, shape (n, 3), world frame
+        Force on ``o1`` from ``o2`` for each contact (zeros when ``forces`` is None).
+    valid : bool
+        False when ``forces`` is None.
+
+    Raises
+    ------
+    SensorValueError
+        If the array has the wrong shape or a non-finite value.
+    SensorTypeError
+        If ``contacts`` is not :class:`~spatialcontact.Contacts` or ``forces`` is not numeric.
+    """
+    contacts = _check_contacts(contacts)
+    n = len(contacts)
+    if forces is None:
+        return np.zeros((n, 3)), False
+    if callable(forces):
+        call: Callable[[Contacts], Any] = forces
+        forces = call(contacts)
+        if forces is None:
+            raise SensorValueError(
+                "forces callable returned None; expected an (n, 3) or (n,) array"
+            )
+    if isinstance(forces, (str, bytes)):
+        raise SensorTypeError(f"forces must be numbers, got {describe(forces)}")
+    try:
+        array = np.array(forces, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise SensorTypeError(f"forces must be numbers, got {describe(forces)}") from None
+    if n == 0 and array.size == 0:
+        return np.zeros((0, 3)), True
+    if array.shape == (n,):
+        array = -array[:, None] * contacts.normal
+    elif array.shape != (n, 3):
+        raise SensorValueError(
+            f"forces must have shape ({n}, 3) or ({n},) to match the {n} contacts, "
+            f"got shape {array.shape}"
+        )
+    if not np.all(np.isfinite(array)):
+        raise SensorValueError(f"forces must be finite, got {describe(forces)}")
+    return array, True
+
+
+def tangential_part(forces: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """The part of each force perpendicular to its normal (the friction part).
+
+    Parameters
+    ----------
+    forces : ndarray, shape (n, 3)
+    normals : ndarray, shape (n, 3), unit vectors
+
+    Returns
+    -------
+    ndarray, shape (n, 3)
+        ``f - (f . n) n`` row by row.
+    """
+    along = np.einsum("ij,ij->i", forces, normals)
+    return forces - along[:, None] * normals
+
+
+def _occurrence(keys: np.ndarray) -> np.ndarray:
+    """For rows of ``keys`` (n, k) int, how many equal rows come before each one."""
+    n = len(keys)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(keys.T[::-1])
+    ordered = keys[order]
+    new_group = np.ones(n, dtype=bool)
+    new_group[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    starts = np.maximum.accumulate(np.where(new_group, np.arange(n), 0))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n) - starts
+    return rank
+
+
+class PenaltyForce:
+    """Normal contact forces from the overlap: a spring, or Hunt-Crossley with damping.
+
+    The force on each contact has magnitude
+
+    .. math:: f = \\max(0,\\ \\delta^{e} (k + c\\,\\dot\\delta))
+
+    where ``δ = -penetration_depth`` is the overlap in metres (zero force for separated
+    contacts, ``δ <= 0``), ``δ̇`` its rate of increase in m/s (positive while the shapes
+    approach), ``k`` the stiffness, ``c`` the damping and ``e`` the exponent. ``e = 1`` with
+    ``c = 0`` is a linear spring; ``e = 1.5`` is Hunt and Crossley's model of Hertz contact,
+    whose damping grows with the overlap, so the force does not jump when a contact starts.
+    The force pushes the shapes apart: on ``o1`` it is ``-f * normal``.
+
+    Parameters
+    ----------
+    stiffness : float
+        ``k`` > 0, in N/m^e.
+    damping : float
+        ``c`` >= 0, in N·s/m^(e+1). Default 0.
+    exponent : float
+        ``e`` >= 1. Default 1 (linear spring).
+
+    Notes
+    -----
+    Damping needs ``δ̇``. The caller may give it (``approach_speed``); otherwise it is taken
+    from the previous call: each contact is matched to the previous call's contact with the
+    same leaves and primitives (``o1``, ``o2``, ``b1``, ``b2``, and for repeated keys the same
+    rank in the list), and ``δ̇ = (δ - δ_previous) / dt``. A contact with no match was
+    separated at the previous call, so ``δ_previous = 0``; on the first call after construction
+    or :meth:`reset` there is no history and ``δ̇ = 0``.
+
+    Examples
+    --------
+    >>> import spatialcontact as sc
+    >>> a, b = sc.Sphere(1.0), sc.Sphere(1.0, pose=[[1, 0, 0, 1.5], [0, 1, 0, 0],
+    ...                                              [0, 0, 1, 0], [0, 0, 0, 1]])
+    >>> PenaltyForce(1000.0).magnitudes(a.contacts(b)).tolist()  # 0.5 m overlap
+    [500.0]
+    """
+
+    def __init__(self, stiffness: float, damping: float = 0.0, exponent: float = 1.0) -> None:
+        k = finite_real(stiffness, "stiffness")
+        if k <= 0.0:
+            raise SensorValueError(f"stiffness must be positive, got {describe(stiffness)}")
+        c = finite_real(damping, "damping")
+        if c < 0.0:
+            raise SensorValueError(f"damping must be zero or positive, got {describe(damping)}")
+        e = finite_real(exponent, "exponent")
+        if e < 1.0:
+            raise SensorValueError(f"exponent must be at least 1, got {describe(exponent)}")
+        self.stiffness = k
+        """float: ``k``, N/m^e."""
+        self.damping = c
+        """float: ``c``, N·s/m^(e+1)."""
+        self.exponent = e
+        """float: ``e``."""
+        self._previous: dict[tuple[int, ...], float] | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"PenaltyForce(stiffness={self.stiffness:g}, damping={self.damping:g}, "
+            f"exponent={self.exponent:g})"
+        )
+
+    def reset(self) -> None:
+        """Forget the previous call's overlaps (start of a new run)."""
+        self._previous = None
+
+    def _remember(self, contacts: Contacts, overlap: np.ndarray) -> np.ndarray:
+        """Store this call's overlaps by contact key; return the previous overlap of each."""
+        n = len(contacts)
+        if n == 0:
+            self._previous = {}
+            return np.zeros(0)
+        keys = np.empty((n, 4), dtype=np.int64)
+        keys[:, 0] = np.fromiter(map(_uid, contacts.o1), np.int64, n)
+        keys[:, 1] = np.fromiter(map(_uid, contacts.o2), np.int64, n)
+        keys[:, 2] = contacts.b1
+        keys[:, 3] = contacts.b2
+        rank = _occurrence(keys)
+        rows = list(zip(*keys.T.tolist(), rank.tolist(), strict=True))
+        previous = self._previous
+        if previous is None:
+            before = overlap.copy()  # no history: no rate
+        else:
+            before = np.fromiter(map(previous.get, rows, [0.0] * n), np.float64, n)
+        self._previous = dict(zip(rows, overlap.tolist(), strict=True))
+        return before
+
+    def magnitudes(
+        self,
+        contacts: Contacts,
+        *,
+        approach_speed: Any = None,
+        dt: float | None = None,
+    ) -> np.ndarray:
+        """The normal force magnitude of each contact, and remember the overlaps.
+
+        Parameters
+        ----------
+        contacts : Contacts
+            The step's contacts (``n``).
+        approach_speed : array_like, shape (n,), optional
+            ``δ̇``, m/s, positive while the shapes approach. Without it, damping uses the
+            previous call (see Notes of the class) and needs ``dt``.
+        dt : float, optional
+            Time since the previous call, seconds, > 0. Needed when ``damping > 0`` and no
+            ``approach_speed`` is given.
+
+        Returns
+        -------
+        ndarray, shape (n,)
+            Magnitudes in newtons, >= 0 (zero for separated contacts).
+        """
+        contacts = _check_contacts(contacts)
+        n = len(contacts)
+        overlap = np.maximum(-contacts.penetration_depth, 0.0)
+        speed: np.ndarray | None = None
+        if approach_speed is not None:
+            try:
+                speed = np.array(approach_speed, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise SensorTypeError(
+                    f"approach_speed must be numbers, got {describe(approach_speed)}"
+                ) from None
+            if speed.shape != (n,) or not np.all(np.isfinite(speed)):
+                raise SensorValueError(
+                    f"approach_speed must be {n} finite numbers (one per contact), "
+                    f"got {describe(approach_speed)}"
+                )
+        step: float | None = None
+        if dt is not None:
+            step = finite_real(dt, "dt")
+            if step <= 0.0:
+                raise SensorValueError(f"dt must be positive, got {describe(dt)}")
+        if self.damping > 0.0 and speed is None and step is None:
+            raise SensorValueError(
+                "damping needs the approach speed: give approach_speed, or dt to take it from "
+                "the previous step; got neither"
+            )
+        spring = overlap if self.exponent == 1.0 else overlap**self.exponent
+        if self.damping == 0.0:
+            return self.stiffness * spring
+        before = self._remember(contacts, overlap)
+        if speed is None:
+            assert step is not None
+            speed = (overlap - before) / step
+        return np.maximum(spring * (self.stiffness + self.damping * speed), 0.0)
+
+    def forces(
+        self,
+        contacts: Contacts,
+        *,
+        approach_speed: Any = None,
+        dt: float | None = None,
+    ) -> np.ndarray:
+        """World-frame force on ``o1`` from ``o2`` of each contact, ``-f * normal``.
+
+        Parameters are those of :meth:`magnitudes`.
+
+        Returns
+        -------
+        ndarray, shape (n, 3), world frame
+        """
+        magnitudes = self.magnitudes(contacts, approach_speed=approach_speed, dt=dt)
+        return -magnitudes[:, None] * contacts.normal
+
+
+def _uid(shape: Any) -> int:
+    uid: int = shape._uid
+    return uid

@@ -1,0 +1,209 @@
+"""SensorHub: one scene query and one force computation per step, fed to every sensor."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..checks import describe
+from ..contact import Contacts
+from ._common import NS_PER_S, ObjectMap, StepData, check_scene, seconds_to_ns
+from ._errors import SensorTypeError, SensorValueError
+from .forces import ForceInput, PenaltyForce, resolve_forces
+from .matrix_sensor import MatrixContactSensor
+from .named_sensor import NamedContactSensor
+from .object_sensor import ObjectContactSensor
+
+__all__ = ["SensorHub"]
+
+Sensor = ObjectContactSensor | MatrixContactSensor | NamedContactSensor
+
+
+class SensorHub:
+    """Runs the contact sensors of a scene: each step queries once and feeds them all.
+
+    Parameters
+    ----------
+    scene : Scene
+        The scene to query (:meth:`~spatialcontact.Scene.contacts`).
+    sensors : iterable of ObjectContactSensor, MatrixContactSensor or NamedContactSensor
+        The sensors to feed; matrix and named sensors must read this ``scene``.
+    force_model : PenaltyForce, optional
+        Computes the forces when the caller gives none; without it (and without caller
+        forces) the forces are zero and the sensors report ``forces_valid = False``.
+    max_contacts_per_pair : int
+        Passed to ``scene.contacts``. Default 1.
+
+    Notes
+    -----
+    :meth:`step` advances :attr:`time` by ``dt``, queries the scene once, computes the forces
+    once (the caller's, else the force model's, else none) and feeds every sensor in order:
+    an :class:`ObjectContactSensor` gets ``clear``, ``add`` for each of its contacts (with the
+    contact's force on its shape), ``add_force`` with its net force (only when forces are
+    known) and ``tick(dt)``; a :class:`MatrixContactSensor` gets ``update``; a
+    :class:`NamedContactSensor` queues the step at the new time, then gets ``update(time)``.
+
+    Examples
+    --------
+    >>> import spatialcontact as sc
+    >>> from spatialcontact.sensors import ObjectContactSensor, PenaltyForce, SensorHub
+    >>> scene = sc.Scene()
+    >>> _ = scene.add(sc.HalfSpace([0, 0, 1], 0.0), "floor")
+    >>> _ = scene.add(sc.Sphere(0.5, pose=[[1, 0, 0, 0], [0, 1, 0, 0],
+    ...                                    [0, 0, 1, 0.49], [0, 0, 0, 1]]), "ball")
+    >>> feet = ObjectContactSensor(scene["ball"])
+    >>> hub = SensorHub(scene, [feet], force_model=PenaltyForce(1e4))
+    >>> _ = hub.step(0.01)
+    >>> feet.in_contact, feet.force.round(6).tolist()  # 0.01 m overlap x 1e4 N/m, upwards
+    (True, [0.0, 0.0, 100.0])
+    """
+
+    def __init__(
+        self,
+        scene: Any,
+        sensors: Iterable[Sensor],
+        force_model: PenaltyForce | None = None,
+        *,
+        max_contacts_per_pair: int = 1,
+    ) -> None:
+        self.scene = check_scene(scene)
+        if isinstance(sensors, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
+            sensors = [sensors]
+        try:
+            items = tuple(sensors)
+        except TypeError:
+            raise SensorTypeError(
+                f"sensors must be an iterable of sensors, got {describe(sensors)}"
+            ) from None
+        for sensor in items:
+            if not isinstance(
+                sensor, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)
+            ):
+                raise SensorTypeError(
+                    "sensors must be ObjectContactSensor, MatrixContactSensor or "
+                    f"NamedContactSensor, got {describe(sensor)}"
+                )
+            if not isinstance(sensor, ObjectContactSensor) and sensor.scene is not scene:
+                raise SensorValueError(
+                    f"sensor {sensor!r} reads another scene than the hub's {describe(scene)}"
+                )
+        if force_model is not None and not isinstance(force_model, PenaltyForce):
+            raise SensorTypeError(
+                f"force_model must be a PenaltyForce or None, got {describe(force_model)}"
+            )
+        if (
+            isinstance(max_contacts_per_pair, (bool, np.bool_))
+            or not isinstance(max_contacts_per_pair, (int, np.integer))
+            or max_contacts_per_pair < 1
+        ):
+            raise SensorValueError(
+                "max_contacts_per_pair must be an integer >= 1, "
+                f"got {describe(max_contacts_per_pair)}"
+            )
+        self.sensors: tuple[Sensor, ...] = items
+        self.force_model = force_model
+        self.max_contacts_per_pair = int(max_contacts_per_pair)
+        self._objects = ObjectMap(scene)
+        self._time_ns = 0
+        self.contacts: Contacts = Contacts()
+        """Contacts: the last step's contacts."""
+        self.forces = np.zeros((0, 3))
+        """ndarray, shape (n, 3), world frame: the last step's force on each contact's ``o1``."""
+        self.forces_valid = False
+        """bool: whether the last step had forces (the caller's or the force model's)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"SensorHub({len(self.sensors)} sensors, force_model={self.force_model!r}, "
+            f"time={self.time:g})"
+        )
+
+    @property
+    def time(self) -> float:
+        """float: simulation time, seconds (the sum of the ``dt`` of every step)."""
+        return self._time_ns / NS_PER_S
+
+    def reset(self) -> None:
+        """Start a new run: time zero, object sensors and the force model reset, named
+        sensors' update times reset."""
+        self._time_ns = 0
+        self.contacts = Contacts()
+        self.forces = np.zeros((0, 3))
+        self.forces_valid = False
+        if self.force_model is not None:
+            self.force_model.reset()
+        for sensor in self.sensors:
+            if isinstance(sensor, ObjectContactSensor):
+                sensor.reset()
+            elif isinstance(sensor, NamedContactSensor):
+                sensor.reset_last_update_time()
+
+    def step(self, dt: float, *, forces: ForceInput = None, approach_speed: Any = None) -> Contacts:
+        """Advance ``dt`` seconds: query the scene, compute forces, feed every sensor.
+
+        Parameters
+        ----------
+        dt : float
+            Step length, seconds, > 0.
+        forces : None, array_like, shape (n, 3) or (n,), or callable
+            The caller's forces for this step's contacts (see
+            :func:`~spatialcontact.sensors.resolve_forces`); a callable receives the contacts,
+            since they are only known after the query. Overrides the force model.
+        approach_speed : array_like, shape (n,), optional
+            Passed to the force model (damping); needs ``force_model``.
+
+        Returns
+        -------
+        Contacts
+            The step's contacts.
+        """
+        contacts = self.scene.contacts(max_contacts_per_pair=self.max_contacts_per_pair)
+        self.feed(contacts, dt, forces=forces, approach_speed=approach_speed)
+        return contacts
+
+    def feed(
+        self,
+        contacts: Contacts,
+        dt: float,
+        *,
+        forces: ForceInput = None,
+        approach_speed: Any = None,
+    ) -> None:
+        """Feed already-queried contacts as one step of ``dt`` seconds (see :meth:`step`)."""
+        dt_ns = seconds_to_ns(dt, "dt", positive=True)
+        if not isinstance(contacts, Contacts):
+            raise SensorTypeError(
+                f"contacts must be a spatialcontact.Contacts, got {describe(contacts)}"
+            )
+        if forces is not None:
+            if approach_speed is not None:
+                raise SensorValueError(
+                    "approach_speed is for the force model; it cannot go with caller forces"
+                )
+            array, valid = resolve_forces(contacts, forces)
+        elif self.force_model is not None:
+            array = self.force_model.forces(
+                contacts, approach_speed=approach_speed, dt=dt_ns / NS_PER_S
+            )
+            valid = True
+        else:
+            if approach_speed is not None:
+                raise SensorValueError("approach_speed needs a force_model; the hub has none")
+            array, valid = np.zeros((len(contacts), 3)), False
+        step = StepData(contacts, array, valid)
+        self._time_ns += dt_ns
+        seconds = dt_ns / NS_PER_S
+        for sensor in self.sensors:
+            if isinstance(sensor, ObjectContactSensor):
+                sensor._feed(step, seconds)
+            elif isinstance(sensor, MatrixContactSensor):
+                sensor._update(step, self._objects)
+            else:
+                if sensor.active:
+                    sensor._queue_step(step, self._objects, self._time_ns)
+                sensor._update_ns(self._time_ns, False)
+        self.contacts = contacts
+        self.forces = array
+        self.forces_valid = valid

@@ -1,0 +1,271 @@
+"""MatrixContactSensor: contact forces between scene objects, after Newton's ``SensorContact``.
+
+Rows are *sensing* objects and columns their *counterparts*, selected with Newton's rules (glob
+strings, lists of globs, compiled regular expressions with full matching, or lists of indices).
+Outputs are numpy arrays with Newton's names, shapes and ``None`` cases.
+
+Differences from Newton, converted here and nowhere else:
+
+- sensing objects and counterparts are objects of a :class:`~spatialcontact.Scene` (Newton:
+  bodies or shapes of a model); indices are positions in ``scene.names``;
+- forces come with :meth:`update` (``forces=``: the caller's array, a force model's output, or
+  nothing, which gives zeros and ``forces_valid = False``) instead of solver observables;
+  ``forces[k]`` is the force on ``contacts[k].o1``'s object from ``o2``'s, and a sensing object
+  on the ``o2`` side reads its negation (Newton's convention for its contact pairs);
+- the friction part is the force minus its component along the contact normal (Coal's normal,
+  from ``o1`` to ``o2``), as Newton does with its own normal;
+- :attr:`position_matrix` averages :attr:`spatialcontact.Contact.pos` (Coal's midpoint of the
+  witness points), weighted by force magnitude: Newton's definition, computed from the contacts,
+  so it needs no body transforms;
+- a sensing object is not its own counterpart: its contacts with itself (self-collision inside
+  one object) put equal and opposite forces on it, which cancel in :attr:`total_force`; rows
+  that lose that column are zero-padded;
+- arrays are float64 numpy arrays, new ones on every update; :attr:`sensing_transforms` are
+  ``(4, 4)`` world poses (Newton: position and quaternion);
+- selections are resolved once, at construction (as Newton's): objects added to the scene
+  later count in the totals but get no row or column, and removing an object (which shifts
+  the indices) makes :meth:`MatrixContactSensor.update` raise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..checks import describe
+from ..contact import Contacts
+from ._common import ObjectMap, StepData, check_scene
+from ._errors import SensorTypeError, SensorValueError
+from ._selection import Selection, select
+from .forces import ForceInput
+
+__all__ = ["MatrixContactSensor"]
+
+
+class MatrixContactSensor:
+    """Total and per-counterpart contact forces on sensing objects of a scene (Newton's rules).
+
+    Parameters
+    ----------
+    scene : Scene
+        The scene whose objects are sensed; rows and columns are its object indices.
+    sensing : str, list of str, re.Pattern or list of int
+        The sensing objects: a glob pattern (case-sensitive ``fnmatch``), a list of globs (any
+        may match), a compiled regular expression matching whole names, or object indices.
+        Patterns give rows in ascending index order; a list of indices keeps its order.
+    counterparts : same kinds as ``sensing``, optional
+        The counterpart objects, in ascending index order for every row (minus the row's own
+        object). None: only the totals are measured.
+    measure_total : bool
+        Whether to measure :attr:`total_force` and :attr:`total_force_friction` (else None).
+
+    Attributes
+    ----------
+    sensing_indices : list of int
+        Object index of each row.
+    counterpart_indices : list of list of int
+        ``counterpart_indices[i][j]`` is the object of column ``j`` in row ``i``; empty lists
+        when no counterparts are given.
+    sensing_type : str
+        ``"object"``.
+    counterpart_type : str or None
+        ``"object"``, or None when no counterparts are given.
+    total_force : ndarray, shape (n_sensing, 3), world frame, or None
+        Net contact force on each sensing object, newtons (from every contact, counterpart or
+        not). None when ``measure_total`` is False.
+    total_force_friction : ndarray, shape (n_sensing, 3), world frame, or None
+        The tangential (friction) part of :attr:`total_force`.
+    force_matrix : ndarray, shape (n_sensing, max_counterparts, 3), world frame, or None
+        ``[i, j]``: force on ``sensing_indices[i]`` from ``counterpart_indices[i][j]``.
+        Columns beyond a row's counterparts are zero. None without counterparts.
+    force_matrix_friction : ndarray, shape (n_sensing, max_counterparts, 3), or None
+        The tangential part of each :attr:`force_matrix` entry.
+    position_matrix : ndarray, shape (n_sensing, max_counterparts, 3), world frame, or None
+        Mean contact position of each pair, weighted by force magnitude; zero where the
+        pair's force is zero (always, when no forces are given). None without counterparts.
+    sensing_transforms : ndarray, shape (n_sensing, 4, 4), world frame
+        World pose of each sensing object at the last update (identity before).
+    forces_valid : bool
+        False when the last update had no forces (all outputs zero for that reason).
+
+    Raises
+    ------
+    SelectionError
+        If a selection matches nothing or repeats an index, or if ``measure_total`` is False
+        and no counterparts are given (nothing would be measured).
+    SelectionIndexError
+        If an index is out of range.
+
+    Examples
+    --------
+    >>> import spatialcontact as sc
+    >>> scene = sc.Scene()
+    >>> _ = scene.add(sc.Cuboid([4, 4, 1], pose=[[1, 0, 0, 0], [0, 1, 0, 0],
+    ...                                          [0, 0, 1, -0.5], [0, 0, 0, 1]]), "table")
+    >>> _ = scene.add(sc.Sphere(0.5, pose=[[1, 0, 0, 0], [0, 1, 0, 0],
+    ...                                    [0, 0, 1, 0.4], [0, 0, 0, 1]]), "ball")
+    >>> sensor = MatrixContactSensor(scene, "ball", counterparts="*")
+    >>> contacts = scene.contacts()
+    >>> sensor.update(contacts, forces=[1000.0 * 0.1])  # 100 N pushing the pair apart
+    >>> sensor.total_force.round(6).tolist()  # up on the ball
+    [[0.0, 0.0, 100.0]]
+    >>> sensor.counterpart_indices, sensor.force_matrix.shape
+    ([[0]], (1, 1, 3))
+    """
+
+    sensing_type = "object"
+
+    def __init__(
+        self,
+        scene: Any,
+        sensing: Selection,
+        *,
+        counterparts: Selection = None,
+        measure_total: bool = True,
+    ) -> None:
+        self.scene = check_scene(scene)
+        if not isinstance(measure_total, (bool, np.bool_)):
+            raise SensorTypeError(
+                f"measure_total must be True or False, got {describe(measure_total)}"
+            )
+        names = tuple(scene.names)
+        rows = select(names, sensing, "sensing")
+        if counterparts is None and not measure_total:
+            raise SensorValueError(
+                "measure_total=False with counterparts=None measures nothing; give counterparts "
+                "or keep measure_total=True"
+            )
+        n_objects = len(names)
+        self.sensing_indices: list[int] = rows
+        self._row_of = np.full(n_objects, -1, dtype=np.intp)
+        self._row_of[rows] = np.arange(len(rows))
+        self.measure_total = bool(measure_total)
+        self.counterpart_type: str | None
+        if counterparts is None:
+            self.counterpart_type = None
+            self.counterpart_indices: list[list[int]] = [[] for _ in rows]
+            self._columns = 0
+            self._col_of = np.zeros((len(rows), 0), dtype=np.intp)
+        else:
+            self.counterpart_type = "object"
+            chosen = sorted(select(names, counterparts, "counterparts"))
+            self.counterpart_indices = [[j for j in chosen if j != i] for i in rows]
+            self._columns = max(len(c) for c in self.counterpart_indices)
+            self._col_of = np.full((len(rows), n_objects), -1, dtype=np.intp)
+            for r, cols in enumerate(self.counterpart_indices):
+                self._col_of[r, cols] = np.arange(len(cols))
+        self._names = names
+        self._objects = ObjectMap(scene)
+        self.forces_valid = False
+        self.sensing_transforms = np.tile(np.eye(4), (len(rows), 1, 1))
+        self._zero()
+
+    @property
+    def sensing_names(self) -> tuple[str, ...]:
+        """tuple of str: the name of each row's object."""
+        return tuple(self._names[i] for i in self.sensing_indices)
+
+    @property
+    def counterpart_names(self) -> list[list[str]]:
+        """list of list of str: the name of each column's object, row by row."""
+        return [[self._names[j] for j in row] for row in self.counterpart_indices]
+
+    def __repr__(self) -> str:
+        return (
+            f"MatrixContactSensor({len(self.sensing_indices)} sensing, "
+            f"{self._columns if self.counterpart_type else 'no'} counterpart columns, "
+            f"measure_total={self.measure_total})"
+        )
+
+    def _zero(self) -> None:
+        n_rows = len(self.sensing_indices)
+        self.total_force: np.ndarray | None = None
+        self.total_force_friction: np.ndarray | None = None
+        self.force_matrix: np.ndarray | None = None
+        self.force_matrix_friction: np.ndarray | None = None
+        self.position_matrix: np.ndarray | None = None
+        if self.measure_total:
+            self.total_force = np.zeros((n_rows, 3))
+            self.total_force_friction = np.zeros((n_rows, 3))
+        if self.counterpart_type is not None:
+            shape = (n_rows, self._columns, 3)
+            self.force_matrix = np.zeros(shape)
+            self.force_matrix_friction = np.zeros(shape)
+            self.position_matrix = np.zeros(shape)
+
+    def update(self, contacts: Contacts, forces: ForceInput = None) -> None:
+        """Read one step's contacts and forces into the outputs.
+
+        Parameters
+        ----------
+        contacts : Contacts
+            The step's contacts, all between objects of :attr:`scene`.
+        forces : None, array_like, shape (n, 3) or (n,), or callable
+            See :func:`~spatialcontact.sensors.resolve_forces`: world-frame force on each
+            contact's ``o1`` from its ``o2``, or normal magnitudes; None gives zero outputs and
+            ``forces_valid = False``.
+
+        Raises
+        ------
+        SensorValueError
+            If ``forces`` does not match ``contacts`` or a contact shape is not in the scene.
+        """
+        self._update(StepData.build(contacts, forces), self._objects)
+
+    def _grow(self, n_objects: int) -> None:
+        """Make room in the index tables for objects added to the scene since construction."""
+        extra = n_objects - len(self._row_of)
+        if extra > 0:
+            self._row_of = np.concatenate([self._row_of, np.full(extra, -1, dtype=np.intp)])
+            self._col_of = np.concatenate(
+                [self._col_of, np.full((len(self._col_of), extra), -1, dtype=np.intp)], axis=1
+            )
+
+    def _update(self, step: StepData, objects: ObjectMap) -> None:
+        """Accumulate one step; ``objects`` may be shared by a hub's sensors."""
+        names = objects.names
+        if names[: len(self._names)] != self._names:
+            raise SensorValueError(
+                "objects were removed from the scene since the sensor was made, so its object "
+                f"indices are stale (names then: {describe(list(self._names))}); make a new "
+                "sensor"
+            )
+        self._grow(len(names))
+        n_rows = len(self.sensing_indices)
+        self.forces_valid = step.valid
+        self.sensing_transforms = step.poses(objects, self.sensing_indices)
+        if len(step) == 0 or not step.valid:
+            self._zero()
+            return
+        obj, other, packed = step.sides(objects)
+        rows = self._row_of[obj]
+        hit = np.flatnonzero(rows >= 0)  # the sides that are sensing objects
+        rows = rows[hit]
+        if self.measure_total:
+            totals = _accumulate(rows, packed[hit, :6], n_rows)
+            self.total_force = totals[:, 0:3]
+            self.total_force_friction = totals[:, 3:6]
+        if self.counterpart_type is None:
+            return
+        columns = self._columns
+        cols = self._col_of[rows, other[hit]]
+        keep = cols >= 0
+        cells = rows[keep] * columns + cols[keep]
+        sums = _accumulate(cells, packed[hit[keep]], n_rows * columns)
+        shape = (n_rows, columns, 3)
+        self.force_matrix = sums[:, 0:3].reshape(shape)
+        self.force_matrix_friction = sums[:, 3:6].reshape(shape)
+        weight = sums[:, 9]
+        position = np.zeros((n_rows * columns, 3))
+        nonzero = weight > 0.0
+        position[nonzero] = sums[nonzero, 6:9] / weight[nonzero, None]
+        self.position_matrix = position.reshape(shape)
+
+
+def _accumulate(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:
+    """``out[index[k]] += values[k]``: rows ``values`` (m, c) summed into ``out`` (size, c)."""
+    width = values.shape[1]
+    flat = (index[:, None] * width + np.arange(width)).ravel()
+    summed = np.bincount(flat, weights=values.ravel(), minlength=size * width)
+    return summed.reshape(size, width)

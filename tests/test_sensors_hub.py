@@ -1,0 +1,300 @@
+"""SensorHub on a real Scene: one query and one force computation per step, fed to all sensors.
+
+Also checks that the core package never imports the sensors, and the sensors never import
+matplotlib until something is drawn.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import trans
+
+import spatialcontact as sc
+from spatialcontact.sensors import (
+    MatrixContactSensor,
+    NamedContactSensor,
+    ObjectContactSensor,
+    PenaltyForce,
+    SensorHub,
+    SensorTypeError,
+    SensorValueError,
+)
+
+
+class Table:
+    """A table whose top is the plane z = 0, a unit box above it and a wall at x = 3."""
+
+    def __init__(self) -> None:
+        self.scene = sc.Scene()
+        self.table = sc.Cuboid([4, 4, 1], pose=trans(0, 0, -0.5))
+        self.box = sc.Cuboid([1, 1, 1], pose=trans(0, 0, 2))
+        self.wall = sc.Cuboid([1, 4, 4], pose=trans(3, 0, 2))
+        self.scene.add(self.table, "table")
+        self.scene.add(self.box, "box")
+        self.scene.add(self.wall, "wall")
+
+    def place_box(self, x: float, z: float) -> None:
+        self.box.T = trans(x, 0, z)
+
+
+@pytest.fixture
+def world() -> Table:
+    return Table()
+
+
+def test_one_step_feeds_all_three_kinds(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    matrix = MatrixContactSensor(world.scene, "box", counterparts="*")
+    named = NamedContactSensor(world.scene, ["box"])
+    hub = SensorHub(world.scene, [on_box, matrix, named], force_model=PenaltyForce(1e4))
+    world.place_box(0.0, 0.49)  # bottom face at z = -0.01: overlap 0.01 with the table
+    contacts = hub.step(0.01)
+    assert len(contacts) == 1 and hub.contacts is contacts and hub.forces_valid
+    # 1e4 N/m x 0.01 m = 100 N, pushing the box (o2) up
+    np.testing.assert_allclose(on_box.force, [0, 0, 100], atol=1e-6)
+    assert on_box.forces_valid and on_box.in_contact and on_box.started
+    assert on_box.partners == [world.table] and on_box.contact_time == 0.01
+    np.testing.assert_allclose(on_box.record_forces, [[0, 0, 100]], atol=1e-6)
+    assert matrix.total_force is not None and matrix.force_matrix is not None
+    np.testing.assert_allclose(matrix.total_force, [[0, 0, 100]], atol=1e-6)
+    np.testing.assert_allclose(matrix.force_matrix, [[[0, 0, 100], [0, 0, 0]]], atol=1e-6)
+    (message,) = named.contacts()
+    assert (message.collision1, message.collision2, message.time) == ("table", "box", 0.01)
+    np.testing.assert_allclose(message.wrenches.body_2_force, [[0, 0, 100]], atol=1e-6)
+    np.testing.assert_allclose(message.normals, [[0, 0, -1]], atol=1e-9)  # box into table
+    np.testing.assert_allclose(hub.forces, [[0, 0, -100]], atol=1e-6)  # on the table (o1)
+
+
+def test_timers_through_scripted_poses(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    on_wall = ObjectContactSensor(world.wall)
+    hub = SensorHub(world.scene, [on_box, on_wall])
+    # (x, z) of the box per 0.25 s step; the table top is z = 0, the wall face is x = 2.5.
+    script = [
+        ((0.0, 2.0), False, 0.0, 0.25),  # in the air
+        ((0.0, 0.49), True, 0.25, 0.0),  # lands
+        ((1.0, 0.49), True, 0.5, 0.0),  # slides
+        ((2.01, 0.49), True, 0.75, 0.0),  # slides into the wall too
+        ((2.01, 2.0), True, 1.0, 0.0),  # lifted, still against the wall
+        ((0.0, 2.0), False, 0.0, 0.25),  # free
+    ]
+    wall_contact = [False, False, False, True, True, False]
+    for k, ((x, z), touching, contact_time, air_time) in enumerate(script):
+        world.place_box(x, z)
+        hub.step(0.25)
+        assert on_box.in_contact is touching, f"step {k}"
+        assert (on_box.contact_time, on_box.air_time) == (contact_time, air_time), f"step {k}"
+        assert on_wall.in_contact is wall_contact[k], f"step {k}"
+        assert not on_box.forces_valid and not on_box.force.any()  # no force model
+    assert on_box.ended and not on_box.started
+    assert on_wall.ended and on_wall.air_time == 0.25
+    assert hub.time == 1.5
+
+
+def test_partners_are_leaves_from_the_scene(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box])
+    world.place_box(2.01, 0.49)  # on the table and against the wall
+    hub.step(0.1)
+    assert on_box.partners == [world.table, world.wall]
+    normals = sorted(r.normal.round(6).tolist() for r in on_box.reports)
+    assert normals == [[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]  # pushed back from the wall, up
+
+
+def test_hub_feeds_as_the_written_loop_does(world: Table) -> None:
+    # The hub's vectorised feed must match clear / add / add_force / tick written by hand.
+    world.place_box(2.01, 0.49)  # on the table and against the wall
+    by_hub, by_hand = ObjectContactSensor(world.box), ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [by_hub], force_model=PenaltyForce(1e4))
+    contacts = hub.step(0.1)
+    forces = hub.forces
+    by_hand.clear()
+    net = np.zeros(3)
+    for c, f in zip(contacts, forces, strict=True):
+        sign = 1.0 if c.o1 is world.box else -1.0  # forces are on o1 from o2
+        by_hand.add(c, force=sign * f)
+        net += sign * f
+    by_hand.add_force(net)
+    by_hand.tick(0.1)
+    assert by_hub.records == by_hand.records and by_hub.partners == by_hand.partners
+    np.testing.assert_allclose(by_hub.record_forces, by_hand.record_forces)
+    np.testing.assert_allclose(by_hub.force, by_hand.force)
+    # 0.01 m into the table and 0.01 m into the wall, 1e4 N/m: 100 N up and 100 N back
+    np.testing.assert_allclose(by_hub.force, [-100, 0, 100], atol=1e-6)
+    assert (by_hub.contact_time, by_hub.started) == (by_hand.contact_time, by_hand.started)
+
+
+def test_caller_forces_override_the_model(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box], force_model=PenaltyForce(1e4))
+    world.place_box(0.0, 0.49)
+    hub.step(0.1, forces=[[0.0, 0.0, -7.0]])  # on the table (o1) from the box
+    np.testing.assert_allclose(on_box.force, [0, 0, 7])
+    hub.step(0.1, forces=lambda contacts: np.full(len(contacts), 3.0))  # magnitudes
+    np.testing.assert_allclose(on_box.force, [0, 0, 3], atol=1e-9)
+    with pytest.raises(SensorValueError, match=r"forces must have shape \(1, 3\) or \(1,\)"):
+        hub.step(0.1, forces=[1.0, 2.0])
+
+
+def test_without_forces_sensors_say_so(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    matrix = MatrixContactSensor(world.scene, "box")
+    named = NamedContactSensor(world.scene, ["box"])
+    hub = SensorHub(world.scene, [on_box, matrix, named])
+    world.place_box(0.0, 0.49)
+    hub.step(0.1)
+    assert not hub.forces_valid and not on_box.forces_valid
+    assert not matrix.forces_valid and not named.forces_valid
+    assert on_box.in_contact and not on_box.force.any()
+
+
+def test_free_step_with_a_force_model_is_a_zero_measurement(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box], force_model=PenaltyForce(1e4))
+    hub.step(0.1)  # the box is in the air
+    assert on_box.forces_valid and not on_box.force.any() and not on_box.in_contact
+
+
+def test_damping_uses_the_hub_step(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box], force_model=PenaltyForce(1e4, damping=1e3))
+    world.place_box(0.0, 0.49)
+    hub.step(0.01)  # first step: no history, 1e4 x 0.01 = 100 N
+    np.testing.assert_allclose(on_box.force, [0, 0, 100], atol=1e-6)
+    world.place_box(0.0, 0.48)  # overlap 0.02, rate (0.02 - 0.01) / 0.01 = 1 m/s
+    hub.step(0.01)  # 0.02 x (1e4 + 1e3 x 1) = 220 N
+    np.testing.assert_allclose(on_box.force, [0, 0, 220], atol=1e-6)
+    hub.step(0.01, approach_speed=[2.0])  # given: 0.02 x (1e4 + 2e3) = 240 N
+    np.testing.assert_allclose(on_box.force, [0, 0, 240], atol=1e-6)
+
+
+def test_named_sensor_in_a_hub_is_throttled(world: Table) -> None:
+    named = NamedContactSensor(world.scene, ["box"], update_rate=20.0)  # every 0.05 s
+    hub = SensorHub(world.scene, [named])
+    world.place_box(0.0, 0.49)
+    updates = []
+    named.connect_updated(lambda: updates.append(named.last_update_time))
+    for _ in range(10):
+        hub.step(0.02)
+    # 0.02 steps: 0.06 (delay 0.01), 0.1 (0.04 + 0.01 = 0.05, delay 0), 0.16, 0.2
+    assert updates == [0.06, 0.1, 0.16, 0.2]
+    assert [m.time for m in named.contacts()] == [0.18, 0.2]  # the steps since 0.16
+
+
+def test_time_is_kept_in_whole_nanoseconds(world: Table) -> None:
+    hub = SensorHub(world.scene, [])
+    for _ in range(10):
+        hub.step(0.1)
+    assert hub.time == 1.0  # not 0.9999999999999999
+
+
+def test_self_contact_inside_an_object(world: Table) -> None:
+    left, right = (
+        sc.Cuboid([1, 1, 1], pose=trans(0, 0, 0)),
+        sc.Cuboid([1, 1, 1], pose=trans(0.9, 0, 0)),
+    )
+    arm = sc.CollisionShapeGroup([left, right], pose=trans(0, 10, 5))
+    world.scene.add(arm, "arm", self_collision=True)
+    on_arm = ObjectContactSensor(arm)
+    matrix = MatrixContactSensor(world.scene, "arm", counterparts="*")
+    hub = SensorHub(world.scene, [on_arm, matrix], force_model=PenaltyForce(100.0))
+    contacts = hub.step(0.1)
+    assert len(contacts) == 1 and contacts[0].o1 is left and contacts[0].o2 is right
+    # the arm touches itself: a contact, but the two forces on it cancel
+    assert on_arm.in_contact and on_arm.partners == [right] and on_arm.forces_valid
+    np.testing.assert_allclose(on_arm.force, 0.0, atol=1e-9)
+    assert matrix.total_force is not None and matrix.force_matrix is not None
+    np.testing.assert_allclose(matrix.total_force, 0.0, atol=1e-9)
+    assert matrix.counterpart_indices == [[0, 1, 2]] and not matrix.force_matrix.any()
+
+
+def test_feed_already_queried_contacts(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box], force_model=PenaltyForce(1e4))
+    world.place_box(0.0, 0.49)
+    contacts = world.scene.contacts()
+    hub.feed(contacts, 0.05)
+    assert on_box.in_contact and hub.contacts is contacts and hub.time == 0.05
+
+
+def test_reset(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    named = NamedContactSensor(world.scene, ["box"])
+    model = PenaltyForce(1e4, damping=1e3)
+    hub = SensorHub(world.scene, [on_box, named], force_model=model)
+    world.place_box(0.0, 0.49)
+    hub.step(0.5)
+    hub.reset()
+    assert hub.time == 0.0 and len(hub.contacts) == 0 and not hub.forces_valid
+    assert on_box.contact_time == 0.0 and named.last_update_time == 0.0
+    hub.step(0.25)  # the model forgot the overlap: no rate, 100 N
+    np.testing.assert_allclose(on_box.force, [0, 0, 100], atol=1e-6)
+    assert named.last_update_time == 0.25
+
+
+def test_a_single_sensor_is_accepted(world: Table) -> None:
+    on_box = ObjectContactSensor(world.box)
+    assert SensorHub(world.scene, on_box).sensors == (on_box,)  # type: ignore[arg-type]
+
+
+def test_construction_errors(world: Table) -> None:
+    other = Table()
+    with pytest.raises(SensorTypeError, match="sensors must be ObjectContactSensor"):
+        SensorHub(world.scene, ["box"])  # type: ignore[list-item]
+    with pytest.raises(SensorTypeError, match="sensors must be an iterable of sensors, got 3"):
+        SensorHub(world.scene, 3)  # type: ignore[arg-type]
+    with pytest.raises(SensorValueError, match="reads another scene than the hub's"):
+        SensorHub(world.scene, [MatrixContactSensor(other.scene, "box")])
+    with pytest.raises(SensorTypeError, match="force_model must be a PenaltyForce or None"):
+        SensorHub(world.scene, [], force_model=100.0)  # type: ignore[arg-type]
+    with pytest.raises(SensorValueError, match="max_contacts_per_pair must be an integer >= 1"):
+        SensorHub(world.scene, [], max_contacts_per_pair=0)
+    with pytest.raises(SensorTypeError, match=r"scene must be a spatialcontact\.Scene"):
+        SensorHub(None, [])
+
+
+def test_step_errors(world: Table) -> None:
+    hub = SensorHub(world.scene, [])
+    with pytest.raises(SensorValueError, match="dt must be positive seconds, got 0"):
+        hub.step(0)
+    with pytest.raises(SensorValueError, match="approach_speed needs a force_model"):
+        hub.step(0.1, approach_speed=[])
+    modelled = SensorHub(world.scene, [], force_model=PenaltyForce(1.0))
+    with pytest.raises(SensorValueError, match="cannot go with caller forces"):
+        modelled.step(0.1, forces=[], approach_speed=[])
+    with pytest.raises(SensorTypeError, match=r"contacts must be a spatialcontact\.Contacts"):
+        hub.feed([], 0.1)  # type: ignore[arg-type]
+    assert hub.time == 0.0
+
+
+def test_repr(world: Table) -> None:
+    hub = SensorHub(world.scene, [ObjectContactSensor(world.box)])
+    assert repr(hub) == "SensorHub(1 sensors, force_model=None, time=0)"
+
+
+# ------------------------------------------------------------------------ imports
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"import sys; {statement}; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    return set(done.stdout.split())
+
+
+def test_the_core_does_not_import_the_sensors() -> None:
+    loaded = _modules_after("import spatialcontact")
+    assert "spatialcontact" in loaded
+    assert "spatialcontact.sensors" not in loaded
+    assert not any(name.startswith("matplotlib") for name in loaded)
+
+
+def test_the_sensors_import_matplotlib_only_to_draw() -> None:
+    loaded = _modules_after("import spatialcontact.sensors")
+    assert "spatialcontact.sensors" in loaded
+    assert not any(name.startswith("matplotlib") for name in loaded)
