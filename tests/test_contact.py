@@ -314,8 +314,12 @@ def test_crossing_mesh_triangles_witness_points() -> None:
     b = Mesh.from_arrays(STANDING, [[0, 1, 2]])
     (c,) = a.contacts(b)
     assert c.pos[2] == pytest.approx(0.0, abs=EPA_ATOL)
-    np.testing.assert_allclose(c.nearest_points[0], c.pos + np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL)
-    np.testing.assert_allclose(c.nearest_points[1], c.pos - np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL)
+    np.testing.assert_allclose(
+        c.nearest_points[0], c.pos + np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL
+    )
+    np.testing.assert_allclose(
+        c.nearest_points[1], c.pos - np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL
+    )
     assert_identity(c, EPA_ATOL)
     (d,) = b.contacts(a)
     assert_identity(d, EPA_ATOL)
