@@ -50,23 +50,23 @@ def _check_array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
     return _frozen(out)
 
 
-def _witnesses(points: np.ndarray, normal: np.ndarray, pos: np.ndarray, depth: float) -> np.ndarray:
-    """``points`` if they satisfy ``p2 - p1 == depth * normal``, else points half the depth
-    either side of ``pos`` along ``normal``.
+def _mend_witnesses(data: np.ndarray, depth: float) -> None:
+    """Make the witness points in ``data`` ([normal, p1, p2, pos], shape (12,)) satisfy
+    ``p2 - p1 == depth * normal``, placing them half the depth either side of ``pos`` along the
+    normal when they do not.
 
     Coal 3.0.3 gives two overlapping triangles a single point as both witness points.
     """
-    (x1, y1, z1), (x2, y2, z2) = points.tolist()
-    nx, ny, nz = normal.tolist()
+    nx, ny, nz, x1, y1, z1, x2, y2, z2 = data[:9].tolist()
     tolerance = 1e-9 + 1e-6 * abs(depth)
     if (
-        abs(x2 - x1 - depth * nx) <= tolerance
-        and abs(y2 - y1 - depth * ny) <= tolerance
-        and abs(z2 - z1 - depth * nz) <= tolerance
+        abs(x2 - x1 - depth * nx) > tolerance
+        or abs(y2 - y1 - depth * ny) > tolerance
+        or abs(z2 - z1 - depth * nz) > tolerance
     ):
-        return points
-    half = 0.5 * depth * normal
-    return np.stack((pos - half, pos + half))
+        half = 0.5 * depth * data[0:3]
+        data[3:6] = data[9:12] - half
+        data[6:9] = data[9:12] + half
 
 
 class _Record:
@@ -136,7 +136,7 @@ class Contact(_Record):
 
     # The arrays of a record made by a query are copied out of Coal's own contact (an
     # independent copy) the first time one is read: most readers need only a few records.
-    _arrays: tuple[np.ndarray, np.ndarray, np.ndarray]
+    _arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     _coal: Any
 
     def __init__(
@@ -189,24 +189,21 @@ class Contact(_Record):
         _set(self, "b2", c.b2)
         _set(self, "penetration_depth", c.penetration_depth)
         _set(self, "_coal", c)
+        _set(self, "_arrays", None)
         return self
 
     def _load(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        try:
-            return self._arrays
-        except AttributeError:
+        arrays = self._arrays
+        if arrays is None:
             c = self._coal
-            normal = c.normal
-            points = np.concatenate((c.getNearestPoint1(), c.getNearestPoint2())).reshape(2, 3)
-            pos = c.pos
-            if c.b1 != -1 or c.b2 != -1:
-                points = _witnesses(points, normal, pos, self.penetration_depth)
-            normal.setflags(write=False)
-            points.setflags(write=False)
-            pos.setflags(write=False)
-            arrays = (normal, points, pos)
+            # One read-only buffer [normal, p1, p2, pos]; the fields are views of it.
+            data = np.concatenate((c.normal, c.getNearestPoint1(), c.getNearestPoint2(), c.pos))
+            if self.b1 != -1 or self.b2 != -1:
+                _mend_witnesses(data, self.penetration_depth)
+            data.setflags(write=False)
+            arrays = (data[0:3], data[3:9].reshape(2, 3), data[9:12])
             _set(self, "_arrays", arrays)
-            return arrays
+        return arrays
 
     @property
     def normal(self) -> np.ndarray:

@@ -14,18 +14,11 @@ import numpy as np
 
 from .errors import InvalidPoseError
 
-__all__ = ["ROTATION_TOLERANCE", "as_pose", "pose_rows", "to_se3"]
+__all__ = ["ROTATION_TOLERANCE", "as_pose", "pose_values", "to_se3"]
 
 ROTATION_TOLERANCE = 1e-6
 """Largest error accepted in the checks of a pose's rotation ``R``: each of ``|r0|^2 - 1``,
 ``|r1|^2 - 1``, ``r0 . r1`` and the entries of ``r2 - r0 x r1`` for its rows ``r0, r1, r2``."""
-
-_IDENTITY_ROWS = [
-    [1.0, 0.0, 0.0, 0.0],
-    [0.0, 1.0, 0.0, 0.0],
-    [0.0, 0.0, 1.0, 0.0],
-    [0.0, 0.0, 0.0, 1.0],
-]
 
 
 def _describe(value: Any) -> str:
@@ -33,36 +26,38 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _rigid_rows(
+def _rigid_values(
     value: np.ndarray,
-    _last: list[float] = _IDENTITY_ROWS[3],
     _lo: float = -ROTATION_TOLERANCE,
     _hi: float = ROTATION_TOLERANCE,
     _inf: float = math.inf,
-) -> list[list[float]] | None:
-    """The rows of a (4, 4) float array if it is a finite rigid transform, else None.
+) -> list[float] | None:
+    """The 16 entries (row by row) of a (4, 4) float array if it is a finite rigid transform,
+    else None.
 
     Written out in plain floats: this runs on every pose update, and a few numpy calls would
     cost more than the Coal query that follows.
     """
-    (a, b, c, x), (d, e, f, y), (g, h, i, z), last = rows = value.tolist()
+    values = value.ravel().tolist()
+    a, b, c, x, d, e, f, y, g, h, i, z, p, q, r, s = values
     # Rows 0 and 1 orthonormal and row 2 their cross product: exactly the rotations.
     if (
-        last == _last
-        and _lo <= a * a + b * b + c * c - 1.0 <= _hi
+        _lo <= a * a + b * b + c * c - 1.0 <= _hi
         and _lo <= d * d + e * e + f * f - 1.0 <= _hi
         and _lo <= a * d + b * e + c * f <= _hi
         and _lo <= b * f - c * e - g <= _hi
         and _lo <= c * d - a * f - h <= _hi
         and _lo <= a * e - b * d - i <= _hi
         and -_inf < x + y + z < _inf
+        and p == q == r == 0.0
+        and s == 1.0
     ):
-        return rows
+        return values
     return None
 
 
 def _why_not_rigid(M: np.ndarray) -> str:
-    """Say in words why a (4, 4) float array failed :func:`_rigid_rows`."""
+    """Say in words why a (4, 4) float array failed :func:`_rigid_values`."""
     if not np.all(np.isfinite(M)):
         return "it has non-finite entries"
     if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]):
@@ -100,7 +95,7 @@ def _as_array(value: Any, name: str) -> np.ndarray:
     return M
 
 
-def pose_rows(value: Any, name: str = "pose") -> tuple[np.ndarray, list[list[float]]]:
+def pose_values(value: Any, name: str = "pose") -> tuple[np.ndarray, list[float]]:
     """Check that ``value`` is a rigid transform.
 
     Parameters
@@ -114,8 +109,8 @@ def pose_rows(value: Any, name: str = "pose") -> tuple[np.ndarray, list[list[flo
     -------
     M : ndarray, shape (4, 4), float64
         The pose as an array; it may be ``value`` itself, so copy it before keeping it.
-    rows : list of 4 lists of 4 floats
-        A fresh copy of the pose's rows.
+    values : list of 16 floats
+        A fresh copy of the pose's entries, row by row.
 
     Raises
     ------
@@ -127,23 +122,23 @@ def pose_rows(value: Any, name: str = "pose") -> tuple[np.ndarray, list[list[flo
         M = value
     else:
         M = _as_array(value, name)
-    rows = _rigid_rows(M)
-    if rows is None:
+    values = _rigid_values(M)
+    if values is None:
         raise InvalidPoseError(
             f"{name} must be a rigid transform, but {_why_not_rigid(M)}: got {_describe(value)}"
         )
-    return M, rows
+    return M, values
 
 
 def as_pose(value: Any, name: str = "pose") -> np.ndarray:
     """Return ``value`` as a new read-only ``(4, 4)`` float64 array, checked to be rigid.
 
-    ``None`` means the identity. See :func:`pose_rows` for what is accepted.
+    ``None`` means the identity. See :func:`pose_values` for what is accepted.
     """
     if value is None:
         M = np.eye(4)
     else:
-        M = np.array(pose_rows(value, name)[1])
+        M = np.array(pose_values(value, name)[1]).reshape(4, 4)
     M.flags.writeable = False
     return M
 

@@ -237,6 +237,20 @@ def _collider(ga: Any, gb: Any) -> Any:
     return collide
 
 
+_OCT = _NT.GEOM_OCTREE
+_EXACT_COLLIDE = frozenset(
+    (a, b)
+    for a, b in (
+        (_NT.GEOM_SPHERE, _NT.GEOM_SPHERE),
+        (_NT.GEOM_SPHERE, _NT.GEOM_CAPSULE),
+        (_NT.GEOM_CAPSULE, _NT.GEOM_CAPSULE),
+        (_NT.GEOM_SPHERE, _NT.GEOM_BOX),
+        (_NT.GEOM_SPHERE, _NT.GEOM_CYLINDER),
+    )
+    for a, b in ((a, b), (b, a))
+)
+"""Primitive pairs whose yes/no collision Coal computes in closed form (no GJK)."""
+
 _CONFIRM_BELOW = 1e-4
 """A yes/no "no collision" whose distance lower bound is below this (metres) is asked again."""
 
@@ -268,8 +282,10 @@ def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any,
     # Coal 3.0.3's yes/no request (enable_contact=False) misses about 1% of deep overlaps of
     # shapes in symmetric poses (a box and a capsule turned 180° about z, say), each time
     # with a distance lower bound of at most about 1e-6: such answers are asked again with
-    # contacts on. Two octrees are answered from their distance instead (see _collider).
-    if ga.getNodeType() == gb.getNodeType() == _NT.GEOM_OCTREE:
+    # contacts on. Pairs Coal solves in closed form never miss (none in 120,000 poses tried),
+    # and two octrees are answered from their distance (see _collider): no second look.
+    types = (ga.getNodeType(), gb.getNodeType())
+    if types in _EXACT_COLLIDE or _NT.GEOM_HALFSPACE in types or types[0] == types[1] == _OCT:
         confirm = None
     else:
         confirm = coal.CollisionRequest()
@@ -282,7 +298,7 @@ def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any,
 def _confirm(entry: tuple[Any, Any, Any, Any, Any], tf1: Any) -> bool:
     """The second look of :func:`iscollided` at a close "no collision" (see _collide_entry)."""
     functor, tf2, _, result, confirm = entry
-    if confirm is None or result.distance_lower_bound >= _CONFIRM_BELOW:
+    if confirm is None or not result.distance_lower_bound < _CONFIRM_BELOW:
         return False
     result.clear()
     return functor(tf1, tf2, confirm, result) > 0
@@ -306,11 +322,11 @@ def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
         entry = self._collide_pairs[other]
     except (KeyError, TypeError):
         return _iscollided_slow(self, other)
-    result = entry[3]
+    functor, tf2, request, result, confirm = entry
     result.clear()
-    if entry[0](self._tf, entry[1], entry[2], result):
+    if functor(self._tf, tf2, request, result):
         return True
-    return result.distance_lower_bound < _CONFIRM_BELOW and _confirm(entry, self._tf)
+    return confirm is not None and _confirm(entry, self._tf)
 
 
 def _collide_leaves(a: CollisionShape, b: CollisionShape) -> bool:
@@ -567,7 +583,8 @@ def _nudged(
     cylinder's centre, two identical capsules, a sphere centred on a mesh triangle). The pair
     is collided again with ``b`` moved by 0.1 µm along x, y and z; the move whose deepest
     contact is least deep gives the normals (the direction of least penetration among the
-    axes), and its depths and ``b``-side points are moved back by the nudge, to first order.
+    axes), and its depths are moved back by the nudge (to first order), with the ``b``-side
+    witness point ``p1 + depth * normal``.
     Empty when every move still leaves a normal undefined.
     """
     best: list[Any] = []
@@ -585,19 +602,10 @@ def _nudged(
     for c in best[:max_contacts]:
         normal = c.normal
         p1 = c.getNearestPoint1()
+        depth = c.penetration_depth - float(best_step @ normal)
+        p2 = p1 + depth * normal
         b1 = _cell(a, p1) if a.stype == "octree" else c.b1
-        records.append(
-            Contact(
-                a,
-                b,
-                b1,
-                c.b2,
-                normal,
-                (p1, c.getNearestPoint2() - best_step),
-                c.pos - 0.5 * best_step,
-                c.penetration_depth - float(best_step @ normal),
-            )
-        )
+        records.append(Contact(a, b, b1, c.b2, normal, (p1, p2), 0.5 * (p1 + p2), depth))
     return records
 
 

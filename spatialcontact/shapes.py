@@ -20,7 +20,7 @@ from . import query as _query
 from .checks import describe, finite_real, positive_real, positive_vector3, vector3
 from .color import parse_color, to_hex
 from .errors import CollisionDisabledError, InvalidShapeError, ShapeTypeError
-from .pose import _rigid_rows, as_pose, pose_rows, to_se3
+from .pose import _rigid_values, as_pose, pose_values, to_se3
 
 if TYPE_CHECKING:
     from .group import CollisionShapeGroup
@@ -39,6 +39,8 @@ __all__ = [
 
 _serial = itertools.count()
 _FLOAT64 = np.dtype(np.float64)
+_ROTATION = (slice(0, 3), slice(0, 3))
+_TRANSLATION = (slice(0, 3), 3)
 
 
 def _quaternion_xyzs(R: np.ndarray) -> list[float]:
@@ -57,8 +59,8 @@ def _rpy_degrees(R: np.ndarray) -> tuple[float, float, float]:
 
 
 def _pose_text(T: np.ndarray) -> str:
-    t = ", ".join(f"{v:.4g}" for v in T[:3, 3])
-    rpy = ", ".join(f"{v + 0.0:.4g}°" for v in _rpy_degrees(T[:3, :3]))
+    t = ", ".join(f"{v + 0.0:.3g}" for v in T[:3, 3])
+    rpy = ", ".join(f"{v + 0.0:.3g}°" for v in _rpy_degrees(T[:3, :3]))
     return f"t = {t}; rpy/zyx = {rpy}"
 
 
@@ -99,7 +101,7 @@ class CollisionShape:
     _cached_by: weakref.WeakSet[CollisionShape]
     _bounds_cache: Any
     _moves: int
-    _T_rows: list[list[float]]
+    _T_values: list[float]
 
     def __init__(
         self,
@@ -142,7 +144,7 @@ class CollisionShape:
         """
         T = self._T
         if T is None:
-            T = self._T = np.array(self._T_rows)
+            T = self._T = np.array(self._T_values).reshape(4, 4)
             T.flags.writeable = False
         return T
 
@@ -152,10 +154,10 @@ class CollisionShape:
         # no parent moves its Coal transform directly (what _place does, without the call).
         if type(value) is np.ndarray and value.shape == (4, 4) and value.dtype is _FLOAT64:
             M = value
-            rows = _rigid_rows(value) or pose_rows(value, "T")[1]
+            values = _rigid_values(value) or pose_values(value, "T")[1]
         else:
-            M, rows = pose_rows(value, "T")
-        self._T_rows = rows
+            M, values = pose_values(value, "T")
+        self._T_values = values
         self._T = None
         parent = self._parent
         if parent is not None:
@@ -164,7 +166,7 @@ class CollisionShape:
         elif self._is_group:
             self._place(M)
         else:
-            self._tf.setTransform(M[:3, :3], M[:3, 3])
+            self._tf.setTransform(M[_ROTATION], M[_TRANSLATION])
             self._moves += 1
 
     @property
@@ -174,7 +176,7 @@ class CollisionShape:
 
     @pose.setter
     def pose(self, value: Any) -> None:
-        self.T = pose_rows(value, "pose")[0]  # checked here so an error names ``pose``
+        self.T = pose_values(value, "pose")[0]  # checked here so an error names ``pose``
 
     @property
     def world_T(self) -> np.ndarray:
@@ -328,7 +330,7 @@ class CollisionShape:
         state["_T"] = np.array(self.T)
         for key in _query.UNPICKLED_STATE:
             state.pop(key, None)
-        state.pop("_T_rows", None)
+        state.pop("_T_values", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

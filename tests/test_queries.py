@@ -326,6 +326,20 @@ def test_aligned_deep_overlaps_collide(
     assert len(a.contacts(b)) == 1 and len(b.contacts(a)) == 1
 
 
+# Two copies of one octree, the second 1.2e-7 above the first (both turned the same way): they
+# overlap almost wholly (d = -0.1, a cell's side). Coal 3.0.3's collision test of two octrees
+# said "no collision" here (and reports overlaps that are not there with contacts on), so
+# spatialcontact answers octree pairs from their signed distance.
+def test_nearly_coincident_octrees_collide() -> None:
+    rotation = np.array([[1.0, -2.0, 2.0], [2.0, -1.0, -2.0], [2.0, 2.0, 1.0]]) / 3.0
+    a = make_leaf("OcTree", pose(rotation, (0.0, 0.0, 0.0)))
+    b = make_leaf("OcTree", pose(rotation, (0.0, 0.0, 1.2e-7)))
+    assert a.distance(b) < -0.09
+    assert a.iscollided(b) and b.iscollided(a)
+    b.T = pose(rotation, (5.0, 0.0, 0.0))
+    assert not a.iscollided(b) and not b.iscollided(a)
+
+
 # -------------------------------------------------------------------------------- inf_dist
 
 
