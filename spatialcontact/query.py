@@ -166,16 +166,16 @@ def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndar
     cached = shape._bounds_cache
     if cached is not None and cached[0] == shape._moves:
         return cached[1]
+    bounds: tuple[tuple[Any, ...], np.ndarray, np.ndarray]
     if not shape._is_group:
         centre, radius = _sphere(shape)
         bounds = ((shape,), centre.reshape(1, 3), np.array((radius,)))
-        shape._bounds_cache = (shape._moves, bounds)
-        return bounds
-    leaves = shape._collision_leaves()
-    spheres = [_sphere(leaf) for leaf in leaves]
-    centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
-    radii = np.array([r for _, r in spheres], dtype=np.float64)
-    bounds = (leaves, centres, radii)
+    else:
+        leaves = shape._collision_leaves()
+        spheres = [_sphere(leaf) for leaf in leaves]
+        centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
+        radii = np.array([r for _, r in spheres], dtype=np.float64)
+        bounds = (leaves, centres, radii)
     shape._bounds_cache = (shape._moves, bounds)
     return bounds
 
