@@ -265,7 +265,7 @@ def test_bad_mesh_scale(scale: Any, error: type, message: str) -> None:
 # ---------------------------------------------------------------------------------- files
 
 
-@pytest.mark.parametrize("suffix", [".stl", ".obj", ".ply", ".glb"])
+@pytest.mark.parametrize("suffix", [".stl", ".obj", ".ply", ".glb", ".dae"])
 def test_mesh_files_load(tmp_path: Path, suffix: str) -> None:
     # A box of sides (1, 2, 3): a sphere r = 0.5 at z = 5 is 5 - 1.5 - 0.5 = 3 above it.
     path = tmp_path / f"box{suffix}"
