@@ -34,8 +34,23 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
     ``iscollided`` is True when any leaf collides, ``closest_point`` is the closest leaf pair's,
     ``contacts`` the union of every leaf pair's, with leaves as ``o1``/``o2``. Leaves far apart
     by their bounding spheres are skipped before Coal is called. A shape may belong to one group
-    at a time; its ``scene_parent`` is that group.
-    ``==`` is identity, like every shape.
+    at a time; its ``scene_parent`` is that group. ``==`` is identity, like every shape.
+
+    Examples
+    --------
+    >>> from spatialmath import SE3
+    >>> from spatialcontact import CollisionShapeGroup, Cuboid, Sphere
+    >>> group = CollisionShapeGroup()
+    >>> group.append(Cuboid([1, 1, 1]))
+    >>> group.append(Sphere(1, pose=SE3.Trans(3, 0, 0)))
+    >>> len(group)
+    2
+    >>> probe = Sphere(0.5, pose=SE3.Trans(0, 0, 5))
+    >>> round(group.distance(probe), 6)  # from the cube's top face at z = 0.5
+    4.0
+    >>> group.T = SE3.Trans(0, 0, 4)  # the cube and the sphere follow
+    >>> group.iscollided(probe), group[1].world_T[:3, 3].tolist()
+    (True, [3.0, 0.0, 4.0])
     """
 
     stype = "group"

@@ -455,6 +455,17 @@ def closest_point(
         Point on this shape.
     p2 : ndarray, shape (3,), world frame, or None
         Point on ``other``.
+
+    Examples
+    --------
+    >>> from spatialmath import SE3
+    >>> from spatialcontact import Sphere
+    >>> a, b = Sphere(1.0), Sphere(1.0, pose=SE3.Trans(3.0, 0.0, 0.0))
+    >>> d, p1, p2 = a.closest_point(b)
+    >>> float(d), p1.tolist(), p2.tolist()
+    (1.0, [1.0, 0.0, 0.0], [2.0, 0.0, 0.0])
+    >>> a.closest_point(b, inf_dist=0.5)
+    (None, None, None)
     """
     try:
         functor, tf2, request, result = self._distance_pairs[other]
@@ -644,6 +655,20 @@ def contacts(
     -------
     Contacts
         Empty when nothing touches. ``o1`` is a leaf of this shape, ``o2`` a leaf of ``other``.
+
+    Examples
+    --------
+    >>> from spatialmath import SE3
+    >>> from spatialcontact import Sphere
+    >>> a, b = Sphere(1.0), Sphere(1.0, pose=SE3.Trans(1.5, 0.0, 0.0))
+    >>> (c,) = a.contacts(b)
+    >>> c.normal.tolist(), float(c.penetration_depth), c.pos.tolist()
+    ([1.0, 0.0, 0.0], -0.5, [0.75, 0.0, 0.0])
+    >>> c.nearest_points.tolist()  # on a, then on b
+    [[1.0, 0.0, 0.0], [0.5, 0.0, 0.0]]
+    >>> r = c.report(b)  # b's side: pushed along +x, 0.5 deep
+    >>> r.normal.tolist(), float(r.depth)
+    ([1.0, 0.0, 0.0], 0.5)
     """
     if max_contacts.__class__ is not int or max_contacts < 1:
         max_contacts = _check_max_contacts(max_contacts)

@@ -86,6 +86,18 @@ class CollisionShape:
     -----
     Shapes are mutable, so ``==`` is identity (shapes may be set members and dict keys);
     :meth:`equals` compares their values.
+
+    Examples
+    --------
+    >>> from spatialmath import SE3
+    >>> from spatialcontact import Cuboid, Sphere
+    >>> ball = Sphere(0.1, pose=SE3.Trans(0.0, 0.0, 0.3))
+    >>> table = Cuboid([1.0, 1.0, 0.2])  # top face at z = 0.1
+    >>> ball.iscollided(table), round(ball.distance(table), 6)
+    (False, 0.1)
+    >>> ball.T = SE3.Trans(0.0, 0.0, 0.15)  # moving is setting the pose
+    >>> ball & table
+    True
     """
 
     stype: ClassVar[str] = "shape"
