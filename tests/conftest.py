@@ -171,3 +171,17 @@ def leaf_factory() -> Callable[..., sc.CollisionShape]:
 def box_mesh() -> sc.Mesh:
     """A closed triangle mesh of the cube [-1, 1]^3 (12 triangles), at the origin."""
     return sc.Mesh.from_trimesh(trimesh.creation.box(extents=[2.0, 2.0, 2.0]))
+
+
+def make_contact(
+    a: sc.CollisionShape,
+    b: sc.CollisionShape,
+    normal: tuple[float, float, float],
+    pos: tuple[float, float, float],
+    depth: float,
+) -> sc.Contact:
+    """A hand-made primitive contact of ``a`` and ``b`` at ``pos``: witness points half the depth
+    either side of ``pos`` along ``normal``, so ``p2 - p1 == depth * normal``."""
+    p = np.array(pos, dtype=float)
+    n = np.array(normal, dtype=float)
+    return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import trans
+from conftest import make_contact, trans
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,9 +33,7 @@ def contact(
     pos: tuple[float, float, float],
     depth: float = -0.01,
 ) -> sc.Contact:
-    p = np.array(pos, dtype=float)
-    n = np.array(normal, dtype=float)
-    return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)
+    return make_contact(a, b, normal, pos, depth)
 
 
 class World:

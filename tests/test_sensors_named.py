@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import trans
+from conftest import make_contact, trans
 
 import spatialcontact as sc
 from spatialcontact.sensors import (
@@ -27,9 +27,7 @@ def contact(
     pos: tuple[float, float, float] = (0.0, 0.0, 0.0),
     depth: float = -0.02,
 ) -> sc.Contact:
-    p = np.array(pos, dtype=float)
-    n = np.array(normal, dtype=float)
-    return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)
+    return make_contact(a, b, normal, pos, depth)
 
 
 class World:

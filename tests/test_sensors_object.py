@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import make_contact
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,9 +23,7 @@ def contact(
     normal: tuple[float, float, float] = (1.0, 0.0, 0.0),
     pos: tuple[float, float, float] = (0.0, 0.0, 0.0),
 ) -> sc.Contact:
-    p = np.array(pos, dtype=float)
-    n = np.array(normal, dtype=float)
-    return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)
+    return make_contact(a, b, normal, pos, depth)
 
 
 def run_step(sensor: ObjectContactSensor, contacts: list[sc.Contact], dt: float = 0.25) -> None:

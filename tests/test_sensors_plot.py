@@ -17,6 +17,7 @@ import pytest
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+from conftest import make_contact
 
 import spatialcontact as sc
 from spatialcontact.sensors import (
@@ -33,9 +34,7 @@ def contact(
     pos: tuple[float, float, float],
     depth: float = -0.1,
 ) -> sc.Contact:
-    p = np.array(pos, dtype=float)
-    n = np.array(normal, dtype=float)
-    return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)
+    return make_contact(a, b, normal, pos, depth)
 
 
 @pytest.fixture
