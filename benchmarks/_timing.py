@@ -232,26 +232,25 @@ def ratio(numerator: float | None, denominator: float | None) -> float | None:
     return numerator / denominator
 
 
-def fmt_us(value: float | None) -> str:
-    """Microseconds with three significant figures (at least one decimal), or ``n/a``."""
+def _three_figures(value: float | None, suffix: str) -> str:
+    """``value`` to three significant figures (at least one decimal) with ``suffix``, or n/a."""
     if value is None:
         return "n/a"
     if value >= 100.0:
-        return f"{value:,.0f}"
+        return f"{value:,.0f}{suffix}"
     if value >= 10.0:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
+        return f"{value:.1f}{suffix}"
+    return f"{value:.2f}{suffix}"
+
+
+def fmt_us(value: float | None) -> str:
+    """Microseconds with three significant figures (at least one decimal), or ``n/a``."""
+    return _three_figures(value, "")
 
 
 def fmt_ratio(value: float | None) -> str:
     """A ratio as ``1.23×``, or ``n/a``."""
-    if value is None:
-        return "n/a"
-    if value >= 100.0:
-        return f"{value:,.0f}×"
-    if value >= 10.0:
-        return f"{value:.1f}×"
-    return f"{value:.2f}×"
+    return _three_figures(value, "×")
 
 
 def table(

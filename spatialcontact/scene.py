@@ -630,14 +630,7 @@ class Scene:
             ``a`` and ``b`` are the same name (add the object with ``self_collision=False``
             to skip its inner pairs).
         """
-        key = self._allowed_key(a, b)
-        if key in self._allowed:
-            return
-        self._allowed.add(key)
-        pair = self._pairs.get(key)
-        if pair is not None and not pair.allowed:
-            pair.allowed = True
-            self._blocking -= 1
+        self._set_allowed(a, b, True)
 
     def disallow(self, a: str, b: str) -> None:
         """Check the pair ``a``, ``b`` again (undo :meth:`allow`; nothing if not allowed).
@@ -649,14 +642,21 @@ class Scene:
         SceneError
             ``a`` and ``b`` are the same name.
         """
+        self._set_allowed(a, b, False)
+
+    def _set_allowed(self, a: str, b: str, allowed: bool) -> None:
+        """Add the pair to the allowed set (or take it out), updating its cached pair."""
         key = self._allowed_key(a, b)
-        if key not in self._allowed:
+        if (key in self._allowed) == allowed:
             return
-        self._allowed.discard(key)
+        if allowed:
+            self._allowed.add(key)
+        else:
+            self._allowed.discard(key)
         pair = self._pairs.get(key)
-        if pair is not None and pair.allowed:
-            pair.allowed = False
-            self._blocking += 1
+        if pair is not None and pair.allowed != allowed:
+            pair.allowed = allowed
+            self._blocking += -1 if allowed else 1
 
     def is_allowed(self, a: str, b: str) -> bool:
         """True when the pair ``a``, ``b`` is skipped by :meth:`allow`."""
