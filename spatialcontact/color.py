@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .checks import describe
+from ._validate import describe
 from .errors import InvalidShapeError
 
 __all__ = ["DEFAULT_COLOR", "parse_color", "to_hex"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from .checks import describe, finite_real
+from ._validate import describe, finite_real
 from .errors import InvalidShapeError, ShapeTypeError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .checks import describe
+from ._validate import describe
 from .errors import InvalidShapeError, ShapeTypeError
 from .shapes import CollisionShape
 

@@ -12,7 +12,7 @@ from typing import Any
 import coal
 import numpy as np
 
-from .checks import describe, positive_real, positive_vector3
+from ._validate import describe, positive_real, positive_vector3
 from .color import parse_color
 from .errors import InvalidMeshError, MeshFileError, MeshFileNotFoundError
 from .shapes import CollisionShape, _finish

@@ -17,7 +17,7 @@ import coal
 import numpy as np
 
 from . import shapes as _shapes
-from .checks import describe, finite_real
+from ._validate import describe, finite_real
 from .contact import Contact, Contacts
 from .errors import (
     CollisionDisabledError,

@@ -36,7 +36,7 @@ from typing import Any
 import coal
 import numpy as np
 
-from .checks import describe
+from ._validate import describe
 from .contact import Contact, Contacts
 from .errors import (
     CollisionDisabledError,

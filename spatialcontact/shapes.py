@@ -17,7 +17,7 @@ import coal
 import numpy as np
 
 from . import query as _query
-from .checks import describe, finite_real, positive_real, positive_vector3, vector3
+from ._validate import describe, finite_real, positive_real, positive_vector3, vector3
 from .color import parse_color, to_hex
 from .errors import CollisionDisabledError, InvalidShapeError, ShapeTypeError
 from .pose import _rigid_values, as_pose, pose_values, to_se3

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from ..checks import describe
+from .._validate import describe
 from ..errors import MeshFileError, MeshFileNotFoundError, ShapeTypeError
 
 __all__ = ["names", "path"]

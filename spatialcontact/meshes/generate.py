@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe
+from .._validate import describe
 from ..errors import MeshFileError
 
 __all__ = ["OBJECTS", "ObjectSpec", "generate", "main", "object_mesh"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe, finite_real
+from .._validate import describe, finite_real
 from ..contact import Contact, Contacts
 from ._errors import SensorTypeError, SensorValueError
 from .forces import ForceInput, resolve_forces, tangential_part

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe
+from .._validate import describe
 from ._errors import SelectionError, SelectionIndexError, SensorTypeError
 
 __all__ = ["Selection", "select"]

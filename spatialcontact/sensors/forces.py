@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe, finite_real
+from .._validate import describe, finite_real
 from ..contact import Contacts
 from ._errors import SensorTypeError, SensorValueError
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe
+from .._validate import describe
 from ..contact import Contacts
 from ._common import NS_PER_S, ObjectMap, StepData, check_scene, seconds_to_ns
 from ._errors import SensorTypeError, SensorValueError

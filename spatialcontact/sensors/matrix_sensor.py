@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe
+from .._validate import describe
 from ..contact import Contacts
 from ._common import ObjectMap, StepData, check_scene
 from ._errors import SensorTypeError, SensorValueError

@@ -28,7 +28,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from ..checks import describe, finite_real
+from .._validate import describe, finite_real
 from ..contact import Contacts
 from ._common import (
     ObjectMap,

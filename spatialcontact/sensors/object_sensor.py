@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..checks import describe, finite_real
+from .._validate import describe, finite_real
 from ..contact import Contact, ContactReport
 from ..shapes import CollisionShape
 from ._common import StepData, check_contact, check_time_step, holds
