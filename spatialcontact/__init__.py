@@ -9,6 +9,7 @@ from . import meshes
 from .contact import Contact, ContactReport, Contacts
 from .errors import (
     CollisionDisabledError,
+    InvalidArgumentError,
     InvalidMeshError,
     InvalidPoseError,
     InvalidShapeError,
@@ -52,6 +53,7 @@ __all__ = [
     "Cylinder",
     "Ellipsoid",
     "HalfSpace",
+    "InvalidArgumentError",
     "InvalidMeshError",
     "InvalidPoseError",
     "InvalidShapeError",

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validate import describe
+from ._validate import describe, numbers
 from .errors import InvalidShapeError
 
 __all__ = ["DEFAULT_COLOR", "parse_color", "to_hex"]
@@ -21,6 +21,14 @@ def parse_color(value: Any, name: str = "color") -> tuple[float, float, float, f
     Accepts 3 or 4 numbers in [0, 1], or in [0, 255] (scaled down when any exceeds 1, as
     spatialgeometry does), or any colour name matplotlib knows. ``None`` gives
     :data:`DEFAULT_COLOR`.
+
+    Raises
+    ------
+    InvalidShapeError
+        For an unknown colour name, a wrong count or numbers out of range.
+    ShapeTypeError
+        For what is neither a name nor numbers: strings among the numbers, booleans, complex
+        numbers, ``None`` among them, a dict, ...
     """
     if value is None:
         return DEFAULT_COLOR
@@ -34,12 +42,7 @@ def parse_color(value: Any, name: str = "color") -> tuple[float, float, float, f
                 f"{name} must be a matplotlib colour name or 3-4 numbers, got {value!r}"
             ) from None
         return (float(r), float(g), float(b), float(a))
-    try:
-        rgba = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidShapeError(
-            f"{name} must be a matplotlib colour name or 3-4 numbers, got {describe(value)}"
-        ) from None
+    rgba = numbers(value, name, "a matplotlib colour name or 3-4 numbers", error=InvalidShapeError)
     if rgba.shape not in ((3,), (4,)) or not np.all(np.isfinite(rgba)) or np.any(rgba < 0):
         raise InvalidShapeError(
             f"{name} must be 3 or 4 finite non-negative numbers, got {describe(value)}"

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
-from ._validate import describe, finite_real
+from ._base import ShapeBase
+from ._validate import describe, finite_real, numbers
 from .errors import InvalidShapeError, ShapeTypeError
 
 if TYPE_CHECKING:
@@ -37,12 +38,7 @@ def _frozen(array: np.ndarray) -> np.ndarray:
 
 
 def _check_array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
-    try:
-        out = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ShapeTypeError(
-            f"{name} must be numbers of shape {shape}, got {describe(value)}"
-        ) from None
+    out = numbers(value, name, f"numbers of shape {shape}", error=InvalidShapeError)
     if out.shape != shape or not np.all(np.isfinite(out)):
         raise InvalidShapeError(
             f"{name} must be finite numbers of shape {shape}, got {describe(value)}"
@@ -150,10 +146,8 @@ class Contact(_Record):
         pos: Any,
         penetration_depth: float,
     ) -> None:
-        from .shapes import CollisionShape
-
         for name, shape in (("o1", o1), ("o2", o2)):
-            if not isinstance(shape, CollisionShape):
+            if not isinstance(shape, ShapeBase):
                 raise ShapeTypeError(f"{name} must be a CollisionShape, got {describe(shape)}")
         for name, b in (("b1", b1), ("b2", b2)):
             if isinstance(b, bool) or not isinstance(b, (int, np.integer)):

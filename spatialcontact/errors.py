@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "CollisionDisabledError",
+    "InvalidArgumentError",
     "InvalidMeshError",
     "InvalidPoseError",
     "InvalidShapeError",
@@ -25,8 +26,17 @@ class SpatialContactError(Exception):
     """Base class of every error raised by spatialcontact."""
 
 
-class InvalidShapeError(SpatialContactError, ValueError):
-    """A size or other shape parameter is out of range (non-positive, non-finite, wrong length)."""
+class InvalidArgumentError(SpatialContactError, ValueError):
+    """A parameter's value is out of range (``max_contacts``, ``inf_dist``, ``security_margin``,
+    a time step, ...).
+
+    The message names the parameter, the value received and the range accepted.
+    """
+
+
+class InvalidShapeError(InvalidArgumentError):
+    """A size or other shape parameter is out of range (non-positive, non-finite, outside the
+    documented size range, wrong length); also an :class:`InvalidArgumentError`."""
 
 
 class InvalidPoseError(SpatialContactError, ValueError):

@@ -3,15 +3,63 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, MutableSequence
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 
+from ._base import ShapeBase, collision_leaves, leaves_of
+from ._coal import state as _state
 from ._validate import describe
-from .errors import InvalidShapeError, ShapeTypeError
+from .errors import InvalidPoseError, InvalidShapeError, ShapeTypeError
+from . import pose as _pose
 from .shapes import CollisionShape
 
 __all__ = ["CollisionShapeGroup"]
+
+
+_EYE4 = np.eye(4)
+
+
+class _Plan:
+    """How to place every shape below a group from the group's world pose in one product.
+
+    The poses relative to the group sit side by side in one ``(4, 4 n)`` array, so the world
+    poses of all of them are one matrix product, ``world = W @ relative``, written into a buffer
+    whose views each leaf's Coal transform is set from.
+
+    Attributes
+    ----------
+    nodes : list of CollisionShape
+        Every shape below the group (leaves and nested groups), depth first.
+    relative : ndarray, shape (4, 4 n)
+        Their poses relative to the group, node ``i`` in columns ``4 i`` to ``4 i + 3``.
+    world : ndarray, shape (4, 4 n)
+        The buffer for their world poses, laid out as ``relative``.
+    placements : list of (Transform3s, ndarray (3, 3), ndarray (3,))
+        Each leaf's Coal transform with views of its rotation and translation in ``world``.
+    groups : list of (CollisionShapeGroup, int)
+        Each nested group with its node index.
+    observed : list of CollisionShape
+        The nodes that have observers to tell.
+    """
+
+    __slots__ = ("groups", "nodes", "observed", "placements", "relative", "world")
+
+    def __init__(self, nodes: list[CollisionShape], relative: list[np.ndarray]) -> None:
+        self.nodes = nodes
+        self.relative = np.hstack(relative) if relative else np.empty((4, 0))
+        self.world = np.empty_like(self.relative)
+        self.placements: list[tuple[Any, np.ndarray, np.ndarray]] = []
+        self.groups: list[tuple[CollisionShapeGroup, int]] = []
+        for i, node in enumerate(nodes):
+            if node._is_group:
+                self.groups.append((cast(CollisionShapeGroup, node), i))
+            else:
+                c = 4 * i
+                self.placements.append(
+                    (node._tf, self.world[:3, c : c + 3], self.world[:3, c + 3])
+                )
+        self.observed: list[ShapeBase] = [node for node in nodes if node._observers]
 
 
 class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
@@ -55,6 +103,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     stype = "group"
     _is_group = True
+    _slot_cache: Any = None  # see _slots
+    _batch: Any = None  # the poses last given to set_poses, (n, 4, 4) read-only
+    _identity: Any = None  # the world pose when it is the identity, else None
 
     def __init__(
         self,
@@ -71,6 +122,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             self, pose=pose, name=name, collision=collision, color=color, base=base
         )
         self._world = self.T
+        self._identity = self._world if np.array_equal(self._world, _EYE4) else None
         if initlist is not None:
             self.extend(initlist)
 
@@ -82,20 +134,114 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         return self._world
 
     def _place(self, world: np.ndarray) -> None:
+        """Move the group to the world pose ``world`` (4, 4) and every shape below it with it.
+
+        One matrix product places every leaf at any depth (see :class:`_Plan`); no recursion,
+        so a deep nesting never leaves the group half-moved.
+        """
         world = np.array(world, dtype=np.float64)
         world.flags.writeable = False
         self._world = world
-        for element in self._elements:
-            if "_tf" in element.__dict__:  # else being unpickled: it places itself when restored
-                element._place(world @ element.T)
-        self._moves += 1
+        self._identity = world if np.array_equal(world, _EYE4) else None
+        self._revision += 1
+        plan = self._plan
+        if plan is None:
+            plan = self._make_plan()
+            if plan is None:  # being unpickled: the elements place themselves when restored
+                return
+        np.dot(world, plan.relative, out=plan.world)
+        for tf, R, t in plan.placements:
+            tf.setTransform(R, t)
+        for group, i in plan.groups:
+            inner = plan.world[:, 4 * i : 4 * i + 4].copy()
+            inner.flags.writeable = False
+            group._world = inner
+        for node in plan.observed:
+            node._notify(False)
+        if self._observers:
+            self._notify(False)
 
-    def _touch(self) -> None:
-        """Note that something inside this group moved or changed (for cached bounds)."""
-        group: CollisionShape | None = self
-        while group is not None:
-            group._moves += 1
-            group = group._parent
+    def _make_plan(self) -> _Plan | None:
+        """The poses of every shape below this group relative to it, cached until one moves."""
+        nodes: list[CollisionShape] = []
+        relative: list[np.ndarray] = []
+        stack: list[tuple[CollisionShapeGroup, np.ndarray]] = [(self, np.eye(4))]
+        while stack:
+            group, T_self_group = stack.pop()
+            for element in group._elements:
+                if "_tf" not in element.__dict__:
+                    return None
+                T_self_element = T_self_group @ element.T
+                nodes.append(element)
+                relative.append(T_self_element)
+                if element._is_group:
+                    stack.append((cast(CollisionShapeGroup, element), T_self_element))
+        plan = _Plan(nodes, relative)
+        self._plan = plan
+        return plan
+
+    def _forget_plan(self) -> None:
+        self._plan = None
+
+    def set_poses(self, poses: Any, *, check: bool = True) -> None:
+        """Set the pose ``T`` of every element at once, in order.
+
+        Parameters
+        ----------
+        poses : array_like, shape (n, 4, 4)
+            One pose per element (``n == len(self)``), each relative to this group.
+        check : bool
+            False skips the rigidity check: only for poses the caller computed itself as rigid
+            transforms (forward kinematics, say). Shapes and wrong lengths are always checked.
+
+        Raises
+        ------
+        InvalidPoseError
+            ``poses`` has the wrong shape, or (with ``check``) a pose that is not rigid; no
+            element moves then.
+        """
+        n = len(self._elements)
+        P = np.array(poses, dtype=np.float64)
+        if P.shape != (n, 4, 4):
+            raise InvalidPoseError(
+                f"poses must have shape ({n}, 4, 4), one pose per element, got shape {P.shape}"
+            )
+        if check:
+            P = _pose.as_poses(P, "poses")
+        P.flags.writeable = False
+        buffer, slots = self._slots()
+        if self._identity is self._world:
+            np.copyto(buffer, P)
+        else:
+            np.matmul(self._world, P, out=buffer)
+        self._batch = P  # each element's T is its row, read when asked for (ShapeBase.T)
+        for element, tf, R, t, world in slots:
+            element._T = element._T_values = None
+            if tf is None:
+                element._place(world)
+            else:
+                tf.setTransform(R, t)
+                element._revision += 1
+                if element._observers:
+                    element._notify(False)
+        self._touch(False)
+
+    def _slots(self) -> tuple[np.ndarray, list[tuple[Any, Any, Any, Any, Any]]]:
+        """A buffer (n, 4, 4) for the world poses of the elements, with per element the Coal
+        transform (None for a group) and views of its rows; kept until the elements change."""
+        cached = self._slot_cache
+        if cached is None or cached[0] != self._contents:
+            buffer = np.empty((len(self._elements), 4, 4))
+            slots = []
+            for i, element in enumerate(self._elements):
+                element._slot = i
+                tf = None if element._is_group else element._tf
+                slots.append((element, tf, buffer[i, :3, :3], buffer[i, :3, 3], buffer[i]))
+            cached = self._slot_cache = (self._contents, buffer, slots)
+        return cached[1], cached[2]
+
+    def _elements_of(self) -> tuple[CollisionShape, ...]:
+        return tuple(self._elements)
 
     def _rebuild(self) -> None:
         """A group has no geometry of its own: nothing to build."""
@@ -110,23 +256,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         """Not available: a group has no single Coal geometry (queries use its leaves)."""
         return self._build_geometry()
 
-    def _leaves(self) -> tuple[CollisionShape, ...]:
-        leaves: list[CollisionShape] = []
-        for element in self._elements:
-            leaves.extend(element._leaves())
-        return tuple(leaves)
-
-    def _collision_leaves(self) -> tuple[CollisionShape, ...]:
-        if not self._collision:
-            return ()
-        leaves: list[CollisionShape] = []
-        for element in self._elements:
-            leaves.extend(element._collision_leaves())
-        return tuple(leaves)
-
     def leaves(self) -> list[CollisionShape]:
         """Every non-group shape in this group, at any depth, in order."""
-        return list(self._leaves())
+        return cast(list[CollisionShape], list(leaves_of(self)))
 
     # --------------------------------------------------------- list behaviour
 
@@ -153,13 +285,20 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             node = node._parent
         return item
 
+    def _welcome(self, added: list[CollisionShape]) -> None:
+        """Let the observers of this group and of the groups above it refuse ``added``."""
+        leaves = tuple(leaf for item in added for leaf in collision_leaves(item))
+        if leaves:
+            self._admit_leaves(leaves)
+
     def _attach(self, item: CollisionShape) -> None:
         item._parent = self
         item._place(self._world @ item.T)
 
     def _detach(self, item: CollisionShape) -> None:
+        T = item.T  # read while it may still be a row of this group's set_poses batch
         item._parent = None
-        item._place(item.T)
+        item._place(T)
 
     @overload
     def __getitem__(self, index: int) -> CollisionShape: ...
@@ -173,50 +312,56 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
     @overload
     def __setitem__(self, index: slice, item: Iterable[CollisionShape]) -> None: ...
     def __setitem__(self, index: int | slice, item: Any) -> None:
-        if isinstance(index, slice):
-            old = self._elements[index]
-            new = list(item)
-            kept = [e for e in old if any(e is n for n in new)]
-            added: list[CollisionShape] = []
-            for n, element in enumerate(new):
-                if any(element is other for other in new[:n]):
-                    raise InvalidShapeError(f"{describe(element)} is given twice")
-                if not any(element is k for k in kept):
-                    added.append(self._admit(element, added))
-            trial = list(self._elements)
-            trial[index] = new
-            for element in old:
-                if not any(element is k for k in kept):
-                    self._detach(element)
-            self._elements = trial
-            for element in added:
-                self._attach(element)
-        else:
-            old_item = self._elements[index]
-            if item is old_item:
-                return
-            self._admit(item, [])
-            self._detach(old_item)
-            self._elements[index] = item
-            self._attach(item)
-        self._touch()
+        with _state.LOCK:
+            if isinstance(index, slice):
+                old = self._elements[index]
+                new = list(item)
+                kept = [e for e in old if any(e is n for n in new)]
+                added: list[CollisionShape] = []
+                for n, element in enumerate(new):
+                    if any(element is other for other in new[:n]):
+                        raise InvalidShapeError(f"{describe(element)} is given twice")
+                    if not any(element is k for k in kept):
+                        added.append(self._admit(element, added))
+                trial = list(self._elements)
+                trial[index] = new
+                self._welcome(added)
+                for element in old:
+                    if not any(element is k for k in kept):
+                        self._detach(element)
+                self._elements = trial
+                for element in added:
+                    self._attach(element)
+            else:
+                old_item = self._elements[index]
+                if item is old_item:
+                    return
+                self._admit(item, [])
+                self._welcome([item])
+                self._detach(old_item)
+                self._elements[index] = item
+                self._attach(item)
+            self._touch(True)
 
     def __delitem__(self, index: int | slice) -> None:
-        removed = self._elements[index]
-        del self._elements[index]
-        for element in removed if isinstance(removed, list) else [removed]:
-            self._detach(element)
-        self._touch()
+        with _state.LOCK:
+            removed = self._elements[index]
+            del self._elements[index]
+            for element in removed if isinstance(removed, list) else [removed]:
+                self._detach(element)
+            self._touch(True)
 
     def __len__(self) -> int:
         return len(self._elements)
 
     def insert(self, index: int, item: CollisionShape) -> None:
         """Insert ``item`` before ``index``; it is placed relative to this group's pose."""
-        self._admit(item, [])
-        self._elements.insert(index, item)
-        self._attach(item)
-        self._touch()
+        with _state.LOCK:
+            self._admit(item, [])
+            self._welcome([item])
+            self._elements.insert(index, item)
+            self._attach(item)
+            self._touch(True)
 
     def append(self, item: CollisionShape) -> None:
         """Add ``item`` at the end; it is placed relative to this group's pose."""
@@ -224,13 +369,15 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     def extend(self, items: Iterable[CollisionShape]) -> None:
         """Add every element of ``items``; all are checked before any is added."""
-        adding: list[CollisionShape] = []
-        for item in items:
-            adding.append(self._admit(item, adding))
-        for item in adding:
-            self._elements.append(item)
-            self._attach(item)
-        self._touch()
+        with _state.LOCK:
+            adding: list[CollisionShape] = []
+            for item in items:
+                adding.append(self._admit(item, adding))
+            self._welcome(adding)
+            for item in adding:
+                self._elements.append(item)
+                self._attach(item)
+            self._touch(True)
 
     def __iadd__(self, items: Iterable[CollisionShape]) -> CollisionShapeGroup:
         self.extend(items)
@@ -249,7 +396,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     def reverse(self) -> None:
         """Reverse the order of the elements in place."""
-        self._elements.reverse()
+        with _state.LOCK:
+            self._elements.reverse()
+            self._touch(True)
 
     def clear(self) -> None:
         """Remove every element, clearing each one's ``scene_parent``."""

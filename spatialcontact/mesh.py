@@ -1,49 +1,53 @@
 """Shapes made from data: triangle meshes, convex hulls and occupancy octrees.
 
 All data is checked here before Coal sees it: Coal accepts nonsense silently and crashes the
-process on a half-built mesh or on a flat point set given to its convex hull.
+process on a half-built mesh, on a flat or far-off point set given to its convex hull, and on a
+distance query to an octree left empty because its points fell outside octomap's key range.
+
+Sizes follow the package's range (see :mod:`spatialcontact._validate`): a scaled mesh, a hull
+and an octree cell span [``MIN_SIZE``, ``MAX_SIZE``] metres, and every vertex or point lies
+within ``±MAX_COORDINATE`` metres of the shape frame's origin on each axis.
 """
 
 from __future__ import annotations
 
 import os
+import struct
 from typing import Any
 
 import coal
 import numpy as np
 
-from ._validate import describe, positive_real, positive_vector3
+from ._validate import (
+    MAX_COORDINATE,
+    MAX_SIZE,
+    MIN_SIZE,
+    describe,
+    flag,
+    positive_vector3,
+    size,
+)
+from ._validate import points as checked_points
 from .color import parse_color
 from .errors import InvalidMeshError, MeshFileError, MeshFileNotFoundError
 from .shapes import CollisionShape, _finish
 
-__all__ = ["ConvexHull", "Mesh", "OcTree"]
+__all__ = ["OCTREE_KEYS", "ConvexHull", "Mesh", "OcTree"]
+
+OCTREE_KEYS = 65536
+"""Cells per axis an octree can address (octomap's 16-bit keys): with resolution ``r`` it holds
+points with coordinates in ``[-32768 r, 32768 r)``; octomap drops others without a word."""
+
+_HULL_MIN_FLATNESS = 1e-6
+"""Smallest ratio of a hull's thickness to its extent: Coal's hull code segfaults on point sets
+flatter than about 3e-8 (whatever their size)."""
+
+_HULL_MIN_THICKNESS = 1e-12
+"""Smallest ratio of a hull's thickness to its largest coordinate: far from the origin, Coal's
+hull code segfaults once the thickness is below about 4e-14 of the coordinates (rounding)."""
 
 _Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 """Right-multiplying row vertices by this maps a +Y-up model to +Z-up (x, y, z) -> (x, -z, y)."""
-
-
-def _points(value: Any, name: str, minimum: int) -> np.ndarray:
-    """``value`` as a new read-only finite float64 array of shape (n, 3), n >= minimum."""
-    try:
-        points = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidMeshError(
-            f"{name} must be an (n, 3) array of numbers, got {describe(value)}"
-        ) from None
-    if points.ndim != 2 or points.shape[1] != 3:
-        raise InvalidMeshError(
-            f"{name} must have shape (n, 3), got shape {points.shape}: {describe(value)}"
-        )
-    if len(points) < minimum:
-        raise InvalidMeshError(f"{name} needs at least {minimum} points, got {len(points)}")
-    if not np.all(np.isfinite(points)):
-        bad = np.argwhere(~np.isfinite(points))[0]
-        raise InvalidMeshError(
-            f"{name} must be finite, got {points[bad[0], bad[1]]} at row {bad[0]}"
-        )
-    points.flags.writeable = False
-    return points
 
 
 def _faces(value: Any, n_vertices: int) -> np.ndarray:
@@ -90,11 +94,46 @@ def _check_area(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
 
 
 def _scale(value: Any) -> np.ndarray:
+    """A mesh's scale as (3,) read-only: ``None`` is 1, one number scales every axis."""
     if value is None:
         value = (1.0, 1.0, 1.0)
-    elif np.isscalar(value):
+    elif np.isscalar(value) or (isinstance(value, np.ndarray) and value.ndim == 0):
         value = (value, value, value)
     return positive_vector3(value, "scale")
+
+
+def _scaled(unscaled: np.ndarray, scale: np.ndarray, given: Any) -> np.ndarray:
+    """The vertices ``unscaled * scale`` (read-only), checked to lie in the size range."""
+    with np.errstate(over="ignore", under="ignore"):
+        vertices = unscaled * scale
+    far = float(np.abs(vertices).max())
+    extent = float(np.ptp(vertices, axis=0).max())
+    if not far <= MAX_COORDINATE:
+        raise InvalidMeshError(
+            f"scale {describe(given)} puts vertices {far:.3g} m from the origin; scaled "
+            f"vertices must lie within ±{MAX_COORDINATE:g} m on each axis"
+        )
+    if not MIN_SIZE <= extent <= MAX_SIZE:
+        raise InvalidMeshError(
+            f"scale {describe(given)} makes the mesh {extent:.3g} m across; a scaled mesh must "
+            f"span [{MIN_SIZE:g}, {MAX_SIZE:g}] m"
+        )
+    vertices.flags.writeable = False
+    return vertices
+
+
+def _replace(shape: CollisionShape, values: dict[str, Any]) -> None:
+    """Set the attributes ``values`` of ``shape`` and rebuild its geometry; if the rebuild
+    fails, put the old values back (the shape keeps its old size and geometry)."""
+    old = {key: getattr(shape, key) for key in values}
+    for key, value in values.items():
+        setattr(shape, key, value)
+    try:
+        shape._rebuild()
+    except BaseException:
+        for key, value in old.items():
+            setattr(shape, key, value)
+        raise
 
 
 def _load_file(filename: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -102,6 +141,10 @@ def _load_file(filename: Any) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(filename, (str, os.PathLike)):
         raise MeshFileError(f"filename must be a path, got {describe(filename)}")
     path = os.fspath(filename)
+    if isinstance(path, bytes):
+        raise MeshFileError(f"filename must be a str path, got bytes {path!r}")
+    if os.path.isdir(path):
+        raise MeshFileNotFoundError(f"filename {path!r}: is a directory, not a mesh file")
     if not os.path.isfile(path):
         raise MeshFileNotFoundError(f"filename {path!r}: no such mesh file")
     if os.path.getsize(path) == 0:
@@ -110,12 +153,49 @@ def _load_file(filename: Any) -> tuple[np.ndarray, np.ndarray]:
 
     try:
         loaded = trimesh.load(path, force="mesh", process=False)
+    except ImportError:
+        # trimesh reads an unrecognised or cut-short file as text and fails importing the
+        # module that would guess its encoding: the import is not the user's problem.
+        raise MeshFileError(f"filename {path!r}: {_unreadable(path)}") from None
     except Exception as error:  # trimesh raises many types for unreadable files
-        raise MeshFileError(f"filename {path!r}: cannot read it as a mesh ({error})") from None
+        raise MeshFileError(
+            f"filename {path!r}: cannot read it as a mesh ({type(error).__name__}: {error})"
+        ) from None
     faces = getattr(loaded, "faces", None)
     if faces is None or len(faces) == 0:
-        raise MeshFileError(f"filename {path!r}: the file holds no triangles")
+        truncated = _stl_truncation(path)
+        raise MeshFileError(f"filename {path!r}: {truncated or 'the file holds no triangles'}")
     return np.asarray(getattr(loaded, "vertices", ())), np.asarray(faces)
+
+
+def _unreadable(path: str) -> str:
+    """Why a file trimesh could not parse is unreadable, as precisely as can be told."""
+    return _stl_truncation(path) or (
+        "cannot read it as a mesh: the file is truncated, corrupt or in a format trimesh "
+        "does not read (STL, OBJ, PLY, GLB, DAE, ... are read)"
+    )
+
+
+def _stl_truncation(path: str) -> str | None:
+    """A message if ``path`` is a binary STL shorter than its header announces, else None."""
+    if not path.lower().endswith(".stl"):
+        return None
+    length = os.path.getsize(path)
+    with open(path, "rb") as stream:
+        header = stream.read(84)
+    if len(header) < 84:
+        return f"the file is truncated: {length} bytes, shorter than a binary STL header (84)"
+    count_bytes = header[80:84]
+    if all(32 <= byte < 127 or byte in b"\t\r\n" for byte in count_bytes):
+        return None  # text where the triangle count would be: an ASCII STL
+    (triangles,) = struct.unpack("<I", count_bytes)
+    expected = 84 + 50 * triangles
+    if length < expected:
+        return (
+            f"the file is truncated: its binary STL header announces {triangles} triangles "
+            f"({expected} bytes), but it holds {length} bytes"
+        )
+    return None
 
 
 def _bvh(vertices: np.ndarray, faces: np.ndarray) -> Any:
@@ -140,7 +220,8 @@ class Mesh(CollisionShape):
     filename : str or os.PathLike
         Mesh file (STL, OBJ, PLY, GLB, DAE, ... as trimesh reads them), relative or absolute.
     scale : float or sequence of 3 floats
-        Scale along the mesh's x, y, z (> 0). ``None`` means 1.
+        Scale along the mesh's x, y, z (> 0). ``None`` means 1. The scaled mesh must span
+        [1e-5, 1e6] m and its vertices lie within ±1e6 m on each axis.
     y_up : bool
         True when the file was authored with +Y up: it is turned to +Z up on loading.
     **kwargs
@@ -171,16 +252,18 @@ class Mesh(CollisionShape):
         self._setup(vertices, faces, scale, y_up, kwargs)
 
     def _setup(
-        self, vertices: Any, faces: Any, scale: Any, y_up: bool, kwargs: dict[str, Any]
+        self, vertices: Any, faces: Any, scale: Any, y_up: Any, kwargs: dict[str, Any]
     ) -> None:
-        points = _points(vertices, "vertices", 3)
-        triangles = _check_area(points, _faces(faces, len(points)))
+        unscaled = checked_points(vertices, "vertices", 3)
+        triangles = _check_area(unscaled, _faces(faces, len(unscaled)))
+        turned = flag(y_up, "y_up")
+        if turned:
+            unscaled = unscaled @ _Y_UP_TO_Z_UP
+            unscaled.flags.writeable = False
         self._scale = _scale(scale)
-        self._y_up = bool(y_up)
-        if self._y_up:
-            points = points @ _Y_UP_TO_Z_UP
-            points.flags.writeable = False
-        self._unscaled = points
+        self._vertices = _scaled(unscaled, self._scale, scale)
+        self._y_up = turned
+        self._unscaled = unscaled
         self._faces = triangles
         self._color_given = kwargs.get("color") is not None
         CollisionShape.__init__(self, **kwargs)
@@ -224,15 +307,13 @@ class Mesh(CollisionShape):
 
     @scale.setter
     def scale(self, value: Any) -> None:
-        self._scale = _scale(value)
-        self._rebuild()
+        scale = _scale(value)
+        _replace(self, {"_scale": scale, "_vertices": _scaled(self._unscaled, scale, value)})
 
     @property
     def vertices(self) -> np.ndarray:
         """ndarray, shape (n, 3), read-only: scaled vertices in the shape frame."""
-        vertices = self._unscaled * self._scale
-        vertices.flags.writeable = False
-        return vertices
+        return self._vertices
 
     @property
     def faces(self) -> np.ndarray:
@@ -240,7 +321,7 @@ class Mesh(CollisionShape):
         return self._faces
 
     def _build_geometry(self) -> Any:
-        return _bvh(self.vertices, self._faces)
+        return _bvh(self._vertices, self._faces)
 
     def convex_hull(self) -> ConvexHull:
         """A solid :class:`ConvexHull` of this mesh's vertices, with the same pose and colour."""
@@ -291,13 +372,35 @@ class Mesh(CollisionShape):
 
 
 def _check_solid(points: np.ndarray, name: str) -> None:
+    """Refuse a point set whose hull would be flat (Coal's hull code segfaults on those) or
+    outside the size range.
+
+    The hull's thickness, its width along the point set's least principal axis, must be at
+    least :data:`_HULL_MIN_FLATNESS` of its extent and :data:`_HULL_MIN_THICKNESS` of its
+    farthest coordinate.
+    """
     centred = points - points.mean(axis=0)
-    singular = np.linalg.svd(centred, compute_uv=False)
-    if singular[0] == 0.0 or singular[2] <= 1e-7 * singular[0]:
+    axes = np.linalg.svd(centred, full_matrices=False)[2]
+    widths = np.ptp(centred @ axes.T, axis=0)  # along the principal axes, widest first
+    far = float(np.abs(points).max())
+    least = max(_HULL_MIN_FLATNESS * float(widths[0]), _HULL_MIN_THICKNESS * far)
+    spanned = int(np.sum(widths > least))
+    if spanned < 3:
         raise InvalidMeshError(
             f"{name} must include 4 points that are not coplanar, got {len(points)} points "
-            f"spanning only {int(np.sum(singular > 1e-7 * singular[0]))} dimension(s)"
+            f"spanning only {spanned} dimension(s) (widths {_widths(widths)} m; a hull must be "
+            f"thicker than {_HULL_MIN_FLATNESS:g} of its extent and {_HULL_MIN_THICKNESS:g} of "
+            "its farthest coordinate)"
         )
+    extent = float(widths[0])
+    if not MIN_SIZE <= extent <= MAX_SIZE:
+        raise InvalidMeshError(
+            f"{name} span {extent:.3g} m; a convex hull must span [{MIN_SIZE:g}, {MAX_SIZE:g}] m"
+        )
+
+
+def _widths(widths: np.ndarray) -> str:
+    return " x ".join(f"{float(w):.3g}" for w in widths)
 
 
 class ConvexHull(CollisionShape):
@@ -306,7 +409,8 @@ class ConvexHull(CollisionShape):
     Parameters
     ----------
     points : array_like, shape (n, 3)
-        Points in the shape frame; at least 4 of them not coplanar.
+        Points in the shape frame, within ±1e6 m on each axis; at least 4 of them not
+        coplanar. The hull must span [1e-5, 1e6] m and be thicker than 1e-6 of its extent.
     **kwargs
         See :class:`CollisionShape`.
     """
@@ -320,8 +424,8 @@ class ConvexHull(CollisionShape):
         _finish(self)
 
     @staticmethod
-    def _checked(points: Any) -> np.ndarray:
-        out = _points(points, "points", 4)
+    def _checked(value: Any) -> np.ndarray:
+        out = checked_points(value, "points", 4)
         _check_solid(out, "points")
         return out
 
@@ -332,8 +436,7 @@ class ConvexHull(CollisionShape):
 
     @points.setter
     def points(self, value: Any) -> None:
-        self._points = self._checked(value)
-        self._rebuild()
+        _replace(self, {"_points": self._checked(value)})
 
     def _build_geometry(self) -> Any:
         vectors = coal.StdVec_Vec3s()
@@ -353,9 +456,11 @@ class OcTree(CollisionShape):
     Parameters
     ----------
     points : array_like, shape (n, 3)
-        Occupied points in the shape frame (n >= 1).
+        Occupied points in the shape frame (n >= 1), within ±1e6 m on each axis and within
+        the octree's reach, ``[-32768 * resolution, 32768 * resolution)`` on each axis
+        (octomap's 16-bit keys; it would drop other points without a word).
     resolution : float
-        Side of the smallest cell, in metres (> 0).
+        Side of the smallest cell, in metres, in [1e-5, 1e6].
     **kwargs
         See :class:`CollisionShape`.
 
@@ -370,8 +475,11 @@ class OcTree(CollisionShape):
     _size_params = ("points", "resolution")
 
     def __init__(self, points: Any, resolution: float, **kwargs: Any) -> None:
-        self._points = _points(points, "points", 1)
-        self._resolution = positive_real(resolution, "resolution")
+        cloud = checked_points(points, "points", 1)
+        step = size(resolution, "resolution")
+        _check_reach(cloud, step, "points")
+        self._points = cloud
+        self._resolution = step
         self._cells: tuple[Any, np.ndarray] | None = None
         super().__init__(**kwargs)
         _finish(self)
@@ -383,8 +491,9 @@ class OcTree(CollisionShape):
 
     @points.setter
     def points(self, value: Any) -> None:
-        self._points = _points(value, "points", 1)
-        self._rebuild()
+        cloud = checked_points(value, "points", 1)
+        _check_reach(cloud, self._resolution, "points")
+        _replace(self, {"_points": cloud})
 
     @property
     def resolution(self) -> float:
@@ -393,11 +502,20 @@ class OcTree(CollisionShape):
 
     @resolution.setter
     def resolution(self, value: float) -> None:
-        self._resolution = positive_real(value, "resolution")
-        self._rebuild()
+        step = size(value, "resolution")
+        _check_reach(self._points, step, "resolution")
+        _replace(self, {"_resolution": step})
 
     def _build_geometry(self) -> Any:
-        return coal.makeOctree(np.ascontiguousarray(self._points), self._resolution)
+        tree = coal.makeOctree(np.ascontiguousarray(self._points), self._resolution)
+        cells = _cells_of(tree)
+        if len(cells) == 0:  # a query on an empty octree is a segfault
+            raise InvalidMeshError(
+                f"the octree of {len(self._points)} points at resolution {self._resolution:g} "
+                "is empty: octomap dropped every point"
+            )
+        self._cells = (tree, cells)
+        return tree
 
     @property
     def cells(self) -> np.ndarray:
@@ -406,10 +524,7 @@ class OcTree(CollisionShape):
         is a row index."""
         cached = self._cells
         if cached is None or cached[0] is not self.geometry:
-            boxes = np.asarray(self.geometry.toBoxes(), dtype=np.float64).reshape(-1, 6)
-            cells = np.ascontiguousarray(boxes[:, :4])
-            cells.flags.writeable = False
-            cached = self._cells = (self.geometry, cells)
+            cached = self._cells = (self.geometry, _cells_of(self.geometry))
         return cached[1]
 
     def __getstate__(self) -> dict[str, Any]:
@@ -427,3 +542,36 @@ class OcTree(CollisionShape):
 
     def _params_repr(self) -> list[str]:
         return [f"points=<{len(self._points)} points>", f"resolution={self._resolution!r}"]
+
+
+def _cells_of(tree: Any) -> np.ndarray:
+    """The occupied cells of a Coal octree as read-only rows ``[x, y, z, side]``."""
+    boxes = np.asarray(tree.toBoxes(), dtype=np.float64).reshape(-1, 6)
+    cells = np.ascontiguousarray(boxes[:, :4])
+    cells.flags.writeable = False
+    return cells
+
+
+def _check_reach(points: np.ndarray, resolution: float, name: str) -> None:
+    """Refuse points an octree of ``resolution`` cannot hold (octomap drops them silently).
+
+    octomap's key of a coordinate ``x`` is ``floor(x * (1 / resolution)) + 32768``, kept when it
+    lies in ``[0, 65536)``: computed the same way here, so the bound is exact.
+    """
+    half = OCTREE_KEYS // 2
+    keys = np.floor(points * (1.0 / resolution))
+    outside = (keys < -half) | (keys >= half)
+    if outside.any():
+        row, column = np.argwhere(outside)[0]
+        bad = float(points[row, column])
+        reach = f"[{-half * resolution:g}, {half * resolution:g}) m on each axis"
+        if name == "resolution":
+            raise InvalidMeshError(
+                f"resolution {resolution:g} is too fine for these points: an octree of that "
+                f"resolution holds {reach} ({OCTREE_KEYS} cells per axis), but row {row} of "
+                f"points has {bad:g}"
+            )
+        raise InvalidMeshError(
+            f"{name} must lie in {reach} for resolution {resolution:g} (an octree holds "
+            f"{OCTREE_KEYS} cells per axis), got {bad:g} at row {row}"
+        )

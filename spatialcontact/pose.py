@@ -6,15 +6,16 @@ when a caller hands us an ``SE3`` (so it is already loaded) or asks for one back
 
 from __future__ import annotations
 
-import math
+import struct
 import sys
 from typing import Any
 
 import numpy as np
 
+from ._validate import numbers
 from .errors import InvalidPoseError
 
-__all__ = ["ROTATION_TOLERANCE", "as_pose", "pose_values", "to_se3"]
+__all__ = ["MAX_TRANSLATION", "ROTATION_TOLERANCE", "as_pose", "as_poses", "pose_values", "to_se3"]
 
 ROTATION_TOLERANCE = 1e-6
 """Largest error accepted in the checks of a pose's rotation ``R``: each of ``|r0|^2 - 1``,
@@ -26,29 +27,39 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+MAX_TRANSLATION = 1e6
+"""Largest coordinate of a pose's translation, in metres: farther than this, Coal's answers for
+shapes of the smallest size (see ``_validate``) lose their precision."""
+
+_UNPACK16 = struct.Struct("16d").unpack
+
+
 def _rigid_values(
     value: np.ndarray,
-    _lo: float = -ROTATION_TOLERANCE,
-    _hi: float = ROTATION_TOLERANCE,
-    _inf: float = math.inf,
-) -> list[float] | None:
-    """The 16 entries (row by row) of a (4, 4) float array if it is a finite rigid transform,
-    else None.
+    _abs: Any = abs,
+    _tol: float = ROTATION_TOLERANCE,
+    _far: float = MAX_TRANSLATION,
+    _unpack: Any = _UNPACK16,
+) -> tuple[float, ...] | None:
+    """The 16 entries (row by row) of a (4, 4) float64 array if it is a rigid transform whose
+    translation is within :data:`MAX_TRANSLATION`, else None.
 
     Written out in plain floats: this runs on every pose update, and a few numpy calls would
-    cost more than the Coal query that follows.
+    cost more than the Coal query that follows. The caller checks the shape and dtype.
     """
-    values = value.ravel().tolist()
+    values: tuple[float, ...] = _unpack(value.tobytes())
     a, b, c, x, d, e, f, y, g, h, i, z, p, q, r, s = values
     # Rows 0 and 1 orthonormal and row 2 their cross product: exactly the rotations.
     if (
-        _lo <= a * a + b * b + c * c - 1.0 <= _hi
-        and _lo <= d * d + e * e + f * f - 1.0 <= _hi
-        and _lo <= a * d + b * e + c * f <= _hi
-        and _lo <= b * f - c * e - g <= _hi
-        and _lo <= c * d - a * f - h <= _hi
-        and _lo <= a * e - b * d - i <= _hi
-        and -_inf < x + y + z < _inf
+        _abs(a * a + b * b + c * c - 1.0) <= _tol
+        and _abs(d * d + e * e + f * f - 1.0) <= _tol
+        and _abs(a * d + b * e + c * f) <= _tol
+        and _abs(b * f - c * e - g) <= _tol
+        and _abs(c * d - a * f - h) <= _tol
+        and _abs(a * e - b * d - i) <= _tol
+        and _abs(x) <= _far
+        and _abs(y) <= _far
+        and _abs(z) <= _far
         and p == q == r == 0.0
         and s == 1.0
     ):
@@ -62,6 +73,12 @@ def _why_not_rigid(M: np.ndarray) -> str:
         return "it has non-finite entries"
     if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]):
         return f"its last row is {M[3].tolist()}, expected [0, 0, 0, 1]"
+    far = float(np.abs(M[:3, 3]).max())
+    if far > MAX_TRANSLATION:
+        return (
+            f"its translation reaches {far:.3g} m, beyond the supported range of "
+            f"+-{MAX_TRANSLATION:g} m"
+        )
     R = M[:3, :3]
     err = float(np.abs(R @ R.T - np.eye(3)).max())
     if err <= 0.5 and np.linalg.det(R) < 0.0:
@@ -69,7 +86,13 @@ def _why_not_rigid(M: np.ndarray) -> str:
     return f"its rotation is not orthonormal (max |R R^T - I| = {err:.3g})"
 
 
+_POSE_KINDS = "a spatialmath SE3 or a 4x4 array-like"
+
+
 def _as_array(value: Any, name: str) -> np.ndarray:
+    """``value`` (an SE3 holding one pose, or a 4x4 array-like of real numbers) as a (4, 4)
+    float64 array; strings, booleans, complex numbers, ``None``, object and masked arrays are
+    refused with :class:`InvalidPoseError`."""
     sm = sys.modules.get("spatialmath")
     if sm is not None and isinstance(value, sm.SE3):
         if len(value) != 1:
@@ -77,16 +100,7 @@ def _as_array(value: Any, name: str) -> np.ndarray:
                 f"{name} must be a single pose, got an SE3 holding {len(value)} poses"
             )
         return np.asarray(value.A, dtype=np.float64)
-    if isinstance(value, (str, bytes)) or value is None:
-        raise InvalidPoseError(
-            f"{name} must be a spatialmath SE3 or a 4x4 array-like, got {_describe(value)}"
-        )
-    try:
-        M = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InvalidPoseError(
-            f"{name} must be a spatialmath SE3 or a 4x4 array-like, got {_describe(value)}"
-        ) from None
+    M = numbers(value, name, _POSE_KINDS, type_error=InvalidPoseError, error=InvalidPoseError)
     if M.shape != (4, 4):
         raise InvalidPoseError(
             f"{name} must be a 4x4 homogeneous transform, got an array of shape {M.shape}: "
@@ -95,7 +109,7 @@ def _as_array(value: Any, name: str) -> np.ndarray:
     return M
 
 
-def pose_values(value: Any, name: str = "pose") -> tuple[np.ndarray, list[float]]:
+def pose_values(value: Any, name: str = "pose") -> tuple[np.ndarray, tuple[float, ...]]:
     """Check that ``value`` is a rigid transform.
 
     Parameters
@@ -109,8 +123,8 @@ def pose_values(value: Any, name: str = "pose") -> tuple[np.ndarray, list[float]
     -------
     M : ndarray, shape (4, 4), float64
         The pose as an array; it may be ``value`` itself, so copy it before keeping it.
-    values : list of 16 floats
-        A fresh copy of the pose's entries, row by row.
+    values : tuple of 16 floats
+        The pose's entries, row by row.
 
     Raises
     ------
@@ -141,6 +155,98 @@ def as_pose(value: Any, name: str = "pose") -> np.ndarray:
         M = np.array(pose_values(value, name)[1]).reshape(4, 4)
     M.flags.writeable = False
     return M
+
+
+def _pose_rows(value: Any, name: str) -> np.ndarray:
+    """A batch of poses as a new float64 array of shape (N, 4, 4), unchecked."""
+    sm = sys.modules.get("spatialmath")
+    if sm is not None and isinstance(value, sm.SE3):
+        return np.array(value.A, dtype=np.float64).reshape(-1, 4, 4)
+    if sm is not None and isinstance(value, (list, tuple)):
+        items = []
+        for i, item in enumerate(value):
+            if isinstance(item, sm.SE3):
+                if len(item) != 1:
+                    raise InvalidPoseError(
+                        f"{name}[{i}] must be a single pose, got an SE3 holding {len(item)} poses"
+                    )
+                item = item.A
+            items.append(item)
+        value = items
+    batch = numbers(value, name, "poses", type_error=InvalidPoseError, error=InvalidPoseError)
+    if batch.size == 0 and batch.ndim <= 3:
+        return np.zeros((0, 4, 4))
+    if batch.ndim != 3 or batch.shape[1:] != (4, 4):
+        hint = " (give a single pose as a list of one)" if batch.shape == (4, 4) else ""
+        raise InvalidPoseError(
+            f"{name} must be an (N, 4, 4) array of poses, got an array of shape {batch.shape}"
+            f"{hint}: {_describe(value)}"
+        )
+    return batch
+
+
+def as_poses(value: Any, name: str = "poses") -> np.ndarray:
+    """Return a batch of poses as a new read-only ``(N, 4, 4)`` float64 array, each checked.
+
+    The checks are those of :func:`pose_values`, in numpy over the whole batch: finite
+    entries, last row ``[0, 0, 0, 1]``, an orthonormal rotation with determinant +1 (to within
+    :data:`ROTATION_TOLERANCE`) and a translation within ``±MAX_TRANSLATION`` on each axis.
+
+    Parameters
+    ----------
+    value : array_like, shape (N, 4, 4), sequence of SE3 or 4x4 array-likes, or SE3
+        The poses; an SE3 may hold several. An empty sequence gives shape (0, 4, 4).
+    name : str
+        The parameter's name, used in the error messages.
+
+    Returns
+    -------
+    ndarray, shape (N, 4, 4), float64, read-only
+
+    Raises
+    ------
+    InvalidPoseError
+        If ``value`` is not a batch of numbers of that shape, or naming the first pose (its
+        row in the batch) that is not a rigid transform, and why.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_poses([np.eye(4), np.eye(4)]).shape
+    (2, 4, 4)
+    >>> flipped = np.tile(np.eye(4), (3, 1, 1))
+    >>> flipped[1, 0, 0] = -1.0
+    >>> as_poses(flipped)
+    Traceback (most recent call last):
+    ...
+    spatialcontact.errors.InvalidPoseError: poses[1] is not a rigid transform: its rotation \
+has determinant -1 (a reflection)
+    """
+    batch = _pose_rows(value, name)
+    R = batch[:, :3, :3]
+    r0, r1, r2 = R[:, 0], R[:, 1], R[:, 2]
+    with np.errstate(invalid="ignore", over="ignore"):
+        errors = np.concatenate(
+            [
+                (np.einsum("ij,ij->i", r0, r0) - 1.0)[:, None],
+                (np.einsum("ij,ij->i", r1, r1) - 1.0)[:, None],
+                np.einsum("ij,ij->i", r0, r1)[:, None],
+                r2 - np.cross(r0, r1),
+            ],
+            axis=1,
+        )
+        good = (
+            (np.abs(errors) <= ROTATION_TOLERANCE).all(axis=1)
+            & (np.abs(batch[:, :3, 3]) <= MAX_TRANSLATION).all(axis=1)
+            & (batch[:, 3] == (0.0, 0.0, 0.0, 1.0)).all(axis=1)
+        )
+    if not good.all():
+        first = int(np.argmin(good))
+        raise InvalidPoseError(
+            f"{name}[{first}] is not a rigid transform: {_why_not_rigid(batch[first])}"
+        )
+    batch.flags.writeable = False
+    return batch
 
 
 def to_se3(M: np.ndarray) -> Any:

@@ -10,18 +10,19 @@ from __future__ import annotations
 
 import heapq
 import math
-import weakref
+from threading import get_ident
 from typing import TYPE_CHECKING, Any, cast
 
 import coal
 import numpy as np
 
-from . import shapes as _shapes
-from ._validate import describe, finite_real
+from ._base import ShapeBase, collision_leaves
+from ._coal.state import thread_entry
+from ._validate import bound, coordinate, count, describe
 from .contact import Contact, Contacts
 from .errors import (
     CollisionDisabledError,
-    InvalidShapeError,
+    InvalidArgumentError,
     ShapeTypeError,
     UnsupportedPairError,
 )
@@ -34,28 +35,11 @@ __all__ = [
     "closest_point",
     "contacts",
     "distance",
-    "forget",
-    "init_state",
     "iscollided",
-    "set_geometry",
 ]
 
 ALL_CONTACTS = 1 << 16
 """How many contacts Coal is asked for on a mesh or octree pair, before the deepest are kept."""
-
-_CACHE_LIMIT = 512
-"""A shape's pair caches are emptied when they reach this many partners."""
-
-UNPICKLED_STATE = (
-    "_tf",
-    "_geometry",
-    "_collide_pairs",
-    "_distance_pairs",
-    "_contact_pairs",
-    "_cached_by",
-    "_bounds_cache",
-)
-"""Per-shape attributes that hold Coal objects or caches, rebuilt after unpickling."""
 
 _NT = coal.NODE_TYPE
 _MANY_CONTACT_TYPES = frozenset(
@@ -70,61 +54,11 @@ _NO_CONTACT = _NO_DISTANCE | {(_NT.GEOM_OCTREE, _NT.GEOM_OCTREE)}
 """Coal 3.0.3's octree-octree contacts carry no geometry (NaN normal, depth 1.8e308)."""
 
 
-# --------------------------------------------------------------------------- per-shape state
-
-
-def init_state(shape: CollisionShape) -> None:
-    """Give a new (or unpickled) shape its empty Coal state."""
-    shape._tf = coal.Transform3s()
-    shape._geometry = None
-    shape._collide_pairs = {}
-    shape._distance_pairs = {}
-    shape._contact_pairs = {}
-    shape._cached_by = weakref.WeakSet()
-    shape._bounds_cache = None
-    shape._moves = 0
-
-
-def forget(shape: CollisionShape) -> None:
-    """Drop every cached pair that involves ``shape`` (its geometry changed or went away)."""
-    for cache in (shape._collide_pairs, shape._distance_pairs, shape._contact_pairs):
-        for partner in cache:
-            partner._cached_by.discard(shape)
-        cache.clear()
-    for partner in list(shape._cached_by):
-        partner._collide_pairs.pop(shape, None)
-        partner._distance_pairs.pop(shape, None)
-        partner._contact_pairs.pop(shape, None)
-    shape._cached_by.clear()
-
-
-def set_geometry(shape: CollisionShape, geometry: Any) -> None:
-    """Install a new Coal geometry on a leaf shape, invalidating its cached pairs.
-
-    The Coal functors cached for a pair hold raw pointers to both geometries, so every entry
-    naming the old geometry is dropped before it can be freed.
-    """
-    forget(shape)
-    shape._geometry = geometry
-    shape._moves += 1
-    if shape._parent is not None:
-        shape._parent._touch()
-
-
-def _remember(a: CollisionShape, b: CollisionShape, cache: dict[Any, Any], entry: Any) -> None:
-    if len(cache) >= _CACHE_LIMIT:
-        for partner in cache:
-            partner._cached_by.discard(a)
-        cache.clear()
-    cache[b] = entry
-    b._cached_by.add(a)
-
-
 # ------------------------------------------------------------------------- checks and pairs
 
 
 def _check_shape(value: Any, name: str) -> CollisionShape:
-    if not isinstance(value, _shapes.CollisionShape):
+    if not isinstance(value, ShapeBase):
         raise ShapeTypeError(
             f"{name} must be a CollisionShape or CollisionShapeGroup, got "
             f"{type(value).__name__}: {describe(value)}"
@@ -160,23 +94,24 @@ def _sphere(leaf: CollisionShape) -> tuple[np.ndarray, float]:
 def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndarray]:
     """The collision leaves of ``shape`` with their world bounding spheres.
 
-    Returns ``(leaves, centres (n, 3), radii (n,))``. A group caches them until something in
-    it moves, changes size or is added or removed (its ``_moves`` counter changes).
+    Returns ``(leaves, centres (n, 3), radii (n,))``. A group caches them until anything in the
+    tree it belongs to moves or changes (the revision of the tree's root changes).
     """
-    cached = shape._bounds_cache
-    if cached is not None and cached[0] == shape._moves:
-        return cached[1]
-    bounds: tuple[tuple[Any, ...], np.ndarray, np.ndarray]
     if not shape._is_group:
         centre, radius = _sphere(shape)
-        bounds = ((shape,), centre.reshape(1, 3), np.array((radius,)))
-    else:
-        leaves = shape._collision_leaves()
-        spheres = [_sphere(leaf) for leaf in leaves]
-        centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
-        radii = np.array([r for _, r in spheres], dtype=np.float64)
-        bounds = (leaves, centres, radii)
-    shape._bounds_cache = (shape._moves, bounds)
+        return (shape,), centre.reshape(1, 3), np.array((radius,))
+    root = shape
+    while root._parent is not None:
+        root = root._parent
+    cached = shape._bounds_cache
+    if cached is not None and cached[0] is root and cached[1] == root._revision:
+        return cached[2]  # type: ignore[no-any-return]
+    leaves = collision_leaves(shape)
+    spheres = [_sphere(leaf) for leaf in leaves]
+    centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
+    radii = np.array([r for _, r in spheres], dtype=np.float64)
+    bounds = (leaves, centres, radii)
+    shape._bounds_cache = (root, root._revision, bounds)
     return bounds
 
 
@@ -279,7 +214,7 @@ def _collide_by_distance(ga: Any, gb: Any) -> Any:
     return collide
 
 
-def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any, Any]:
+def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     ga, gb = _geometries(a, b, _NO_COLLIDE)
     fast = coal.CollisionRequest()
     fast.enable_contact = False
@@ -295,14 +230,12 @@ def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any,
     else:
         confirm = coal.CollisionRequest()
         confirm.distance_upper_bound = 0.0
-    entry = (_collider(ga, gb), b._tf, fast, coal.CollisionResult(), confirm)
-    _remember(a, b, a._collide_pairs, entry)
-    return entry
+    return (_collider(ga, gb), b._tf, fast, coal.CollisionResult(), confirm, (ga, gb), get_ident())
 
 
-def _confirm(entry: tuple[Any, Any, Any, Any, Any], tf1: Any) -> bool:
+def _confirm(entry: tuple[Any, ...], tf1: Any) -> bool:
     """The second look of :func:`iscollided` at a close "no collision" (see _collide_entry)."""
-    functor, tf2, _, result, confirm = entry
+    functor, tf2, _, result, confirm, _, _ = entry
     if confirm is None or not result.distance_lower_bound < _CONFIRM_BELOW:
         return False
     result.clear()
@@ -324,10 +257,12 @@ def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
         surface: a shape wholly inside a closed mesh does not collide with it.
     """
     try:
-        entry = self._collide_pairs[other]
-    except (KeyError, TypeError):
+        entry = self._collide_pairs[id(other)]
+    except KeyError:
         return _iscollided_slow(self, other)
-    functor, tf2, request, result, confirm = entry
+    functor, tf2, request, result, confirm, _, thread = entry
+    if thread != get_ident():
+        return _iscollided_slow(self, other)
     result.clear()
     if functor(self._tf, tf2, request, result):
         return True
@@ -335,7 +270,7 @@ def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
 
 
 def _collide_leaves(a: CollisionShape, b: CollisionShape) -> bool:
-    entry = a._collide_pairs.get(b) or _collide_entry(a, b)
+    entry = thread_entry(a, b, "_collide_pairs", _collide_entry)
     result = entry[3]
     result.clear()
     if entry[0](a._tf, entry[1], entry[2], result):
@@ -354,13 +289,12 @@ def _iscollided_slow(a: CollisionShape, b: Any) -> bool:
 # ------------------------------------------------------------------------------- distance
 
 
-def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any]:
+def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     ga, gb = _geometries(a, b, _NO_DISTANCE)
     request = coal.DistanceRequest()
     request.enable_signed_distance = True
-    entry = (coal.ComputeDistance(ga, gb), b._tf, request, coal.DistanceResult())
-    _remember(a, b, a._distance_pairs, entry)
-    return entry
+    functor = coal.ComputeDistance(ga, gb)
+    return (functor, b._tf, request, coal.DistanceResult(), (ga, gb), get_ident())
 
 
 def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
@@ -372,8 +306,7 @@ def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
     """
     if b.stype == "octree" and a.stype != "octree":
         return _distance_leaves(b, a)[0], True
-    entry = a._distance_pairs.get(b) or _distance_entry(a, b)
-    functor, tf2, request, result = entry
+    functor, tf2, request, result, _, _ = thread_entry(a, b, "_distance_pairs", _distance_entry)
     result.clear()
     functor(a._tf, tf2, request, result)
     return result, False
@@ -387,12 +320,7 @@ def _witnesses(result: Any, swapped: bool) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_inf_dist(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ShapeTypeError(f"inf_dist must be a real number, got {describe(value)}")
-    out = float(value)
-    if math.isnan(out):
-        raise InvalidShapeError(f"inf_dist must not be NaN, got {describe(value)}")
-    return out
+    return bound(value, "inf_dist")
 
 
 def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
@@ -468,8 +396,10 @@ def closest_point(
     (None, None, None)
     """
     try:
-        functor, tf2, request, result = self._distance_pairs[other]
-    except (KeyError, TypeError):
+        functor, tf2, request, result, _, thread = self._distance_pairs[id(other)]
+    except KeyError:
+        return _closest_point_slow(self, other, inf_dist)
+    if thread != get_ident():
         return _closest_point_slow(self, other, inf_dist)
     if inf_dist.__class__ is not float:
         inf_dist = _check_inf_dist(inf_dist)
@@ -508,14 +438,12 @@ def distance(self: CollisionShape, other: CollisionShape) -> float:
 # ------------------------------------------------------------------------------- contacts
 
 
-def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, Any, Any, Any, bool]:
+def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     ga, gb = _geometries(a, b, _NO_CONTACT)
     many = ga.getNodeType() in _MANY_CONTACT_TYPES or gb.getNodeType() in _MANY_CONTACT_TYPES
     request = coal.CollisionRequest()
     request.num_max_contacts = ALL_CONTACTS if many else 1
-    entry = (_collider(ga, gb), b._tf, request, coal.CollisionResult(), many)
-    _remember(a, b, a._contact_pairs, entry)
-    return entry
+    return (_collider(ga, gb), b._tf, request, coal.CollisionResult(), many, (ga, gb), get_ident())
 
 
 def _contacts_leaves(
@@ -529,12 +457,12 @@ def _contacts_leaves(
         _contacts_leaves(b, a, max_contacts, margin, swapped)
         out.extend(c._swapped() for c in swapped)
         return
-    entry = a._contact_pairs.get(b) or _contact_entry(a, b)
+    entry = thread_entry(a, b, "_contact_pairs", _contact_entry)
     _run_contacts(entry, a, b, max_contacts, margin, out)
 
 
 def _run_contacts(
-    entry: tuple[Any, Any, Any, Any, bool],
+    entry: tuple[Any, ...],
     a: CollisionShape,
     b: CollisionShape,
     max_contacts: int,
@@ -542,7 +470,7 @@ def _run_contacts(
     out: list[Contact],
 ) -> None:
     """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts."""
-    functor, tf2, request, result, many = entry
+    functor, tf2, request, result, many, _, _ = entry
     request.security_margin = margin
     result.clear()
     n = functor(a._tf, tf2, request, result)
@@ -626,11 +554,7 @@ def _nudged(
 
 
 def _check_max_contacts(value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ShapeTypeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
-    if value < 1:
-        raise InvalidShapeError(f"max_contacts must be an integer >= 1, got {describe(value)}")
-    return int(value)
+    return count(value, "max_contacts")
 
 
 def contacts(
@@ -649,7 +573,8 @@ def contacts(
         How many contacts to keep per pair of leaf shapes: the ``max_contacts`` deepest. A mesh
         or octree gives one contact per touching triangle or cell; the deepest is always found.
     security_margin : float
-        Report shapes closer than this too (their ``penetration_depth`` is then positive).
+        Report shapes closer than this too (their ``penetration_depth`` is then positive). A
+        negative margin keeps only the contacts deeper than its magnitude.
 
     Returns
     -------
@@ -673,10 +598,19 @@ def contacts(
     if max_contacts.__class__ is not int or max_contacts < 1:
         max_contacts = _check_max_contacts(max_contacts)
     if security_margin.__class__ is not float or security_margin - security_margin != 0.0:
-        security_margin = finite_real(security_margin, "security_margin")
+        security_margin = coordinate(
+            security_margin, "security_margin", error=InvalidArgumentError
+        )
+    if security_margin < 0.0:
+        # Coal refuses a negative margin on a mesh (with a C++ message): ask with none, and
+        # keep the contacts deeper than the margin, which is what a negative margin means.
+        found = contacts(self, other, max_contacts, 0.0)
+        return Contacts._wrap([c for c in found if c.penetration_depth <= security_margin])
     try:
-        entry = self._contact_pairs[other]
-    except (KeyError, TypeError):
+        entry = self._contact_pairs[id(other)]
+    except KeyError:
+        return _contacts_slow(self, other, max_contacts, security_margin)
+    if entry[-1] != get_ident():
         return _contacts_slow(self, other, max_contacts, security_margin)
     found: list[Contact] = []
     _run_contacts(entry, self, other, max_contacts, security_margin, found)

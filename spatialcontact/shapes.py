@@ -7,23 +7,34 @@ shape only updates its Coal transform; changing a size rebuilds the geometry.
 
 from __future__ import annotations
 
-import itertools
+import copy
 import math
 import warnings
-import weakref
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import coal
 import numpy as np
 
+from . import _base
 from . import query as _query
-from ._validate import describe, finite_real, positive_real, positive_vector3, vector3
+from ._base import ShapeBase
+from ._coal import state as _state
+from ._validate import (
+    MAX_ASPECT,
+    aspect,
+    coordinate,
+    describe,
+    finite_real,
+    flag,
+    numbers,
+    size,
+    size_vector3,
+    text,
+    vector3,
+)
 from .color import parse_color, to_hex
 from .errors import CollisionDisabledError, InvalidShapeError, ShapeTypeError
-from .pose import _rigid_values, as_pose, pose_values, to_se3
-
-if TYPE_CHECKING:
-    from .group import CollisionShapeGroup
+from .pose import pose_values, to_se3
 
 __all__ = [
     "Box",
@@ -37,10 +48,6 @@ __all__ = [
     "Sphere",
 ]
 
-_serial = itertools.count()
-_FLOAT64 = np.dtype(np.float64)
-_ROTATION = (slice(0, 3), slice(0, 3))
-_TRANSLATION = (slice(0, 3), 3)
 
 
 def _quaternion_xyzs(R: np.ndarray) -> list[float]:
@@ -64,7 +71,7 @@ def _pose_text(T: np.ndarray) -> str:
     return f"t = {t}; rpy/zyx = {rpy}"
 
 
-class CollisionShape:
+class CollisionShape(ShapeBase):
     """Base class of every shape that takes part in collision queries.
 
     Parameters
@@ -104,17 +111,6 @@ class CollisionShape:
     _size_params: ClassVar[tuple[str, ...]] = ()
     _is_group: ClassVar[bool] = False
 
-    # Coal state and caches, set by query.init_state (not pickled).
-    _tf: Any
-    _geometry: Any
-    _collide_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any, Any]]
-    _distance_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any]]
-    _contact_pairs: dict[CollisionShape, tuple[Any, Any, Any, Any, bool]]
-    _cached_by: weakref.WeakSet[CollisionShape]
-    _bounds_cache: Any
-    _moves: int
-    _T_values: list[float]
-
     def __init__(
         self,
         *,
@@ -132,54 +128,14 @@ class CollisionShape:
                     f"pose={describe(pose)} and base={describe(base)}"
                 )
             pose = base
-        if not isinstance(collision, (bool, np.bool_)):
-            raise ShapeTypeError(f"collision must be True or False, got {describe(collision)}")
-        if name is not None and not isinstance(name, str):
-            raise ShapeTypeError(f"name must be a string or None, got {describe(name)}")
-        self._T: np.ndarray | None = as_pose(pose, "pose" if base is None else "base")
-        self._color = parse_color(color)
+        collision = flag(collision, "collision")
+        name = text(name, "name", True)
+        color = parse_color(color)
+        self._init_base(pose, "pose" if base is None else "base")
+        self._color = color
         self._collision = bool(collision)
-        self.name = name
-        self._uid = next(_serial)
-        self._parent: CollisionShapeGroup | None = None
+        self._name = name
         self._v = np.zeros(6)
-        _query.init_state(self)
-
-    # ------------------------------------------------------------------ pose
-
-    @property
-    def T(self) -> np.ndarray:
-        """ndarray, shape (4, 4), read-only: the pose in the parent group's frame (or world).
-
-        Set it with an ``SE3`` or a 4x4 array-like; the value is checked to be a rigid
-        transform and copied.
-        """
-        T = self._T
-        if T is None:
-            T = self._T = np.array(self._T_values).reshape(4, 4)
-            T.flags.writeable = False
-        return T
-
-    @T.setter
-    def T(self, value: Any) -> None:
-        # The hot path of a planner: a float64 4x4 array is checked inline, and a leaf with
-        # no parent moves its Coal transform directly (what _place does, without the call).
-        if type(value) is np.ndarray and value.shape == (4, 4) and value.dtype is _FLOAT64:
-            M = value
-            values = _rigid_values(value) or pose_values(value, "T")[1]
-        else:
-            M, values = pose_values(value, "T")
-        self._T_values = values
-        self._T = None
-        parent = self._parent
-        if parent is not None:
-            self._place(parent.world_T @ M)
-            parent._touch()
-        elif self._is_group:
-            self._place(M)
-        else:
-            self._tf.setTransform(M[_ROTATION], M[_TRANSLATION])
-            self._moves += 1
 
     @property
     def pose(self) -> Any:
@@ -191,21 +147,13 @@ class CollisionShape:
         self.T = pose_values(value, "pose")[0]  # checked here so an error names ``pose``
 
     @property
-    def world_T(self) -> np.ndarray:
-        """ndarray, shape (4, 4): the pose in the world frame (parent's ``world_T @ T``)."""
-        if self._parent is None:
-            return self.T
-        return self._parent.world_T @ self.T
+    def name(self) -> str | None:
+        """str or None: a label for the user; spatialcontact never relies on it."""
+        return self._name
 
-    @property
-    def scene_parent(self) -> CollisionShapeGroup | None:
-        """The group holding this shape, or None. Set by the group, read-only here."""
-        return self._parent
-
-    def _place(self, world: np.ndarray) -> None:
-        """Move this shape's Coal transform to the world pose ``world`` (4, 4)."""
-        self._tf.setTransform(world[:3, :3], world[:3, 3])
-        self._moves += 1
+    @name.setter
+    def name(self, value: str | None) -> None:
+        self._name = text(value, "name", True)
 
     # ------------------------------------------------------------ appearance
 
@@ -244,7 +192,7 @@ class CollisionShape:
 
     @v.setter
     def v(self, value: Any) -> None:
-        v = np.array(value, dtype=np.float64)
+        v = numbers(value, "v", "6 real numbers", error=InvalidShapeError)
         if v.shape != (6,) or not np.all(np.isfinite(v)):
             raise InvalidShapeError(f"v must be 6 finite numbers, got {describe(value)}")
         self._v = v
@@ -256,11 +204,18 @@ class CollisionShape:
         raise NotImplementedError
 
     def _rebuild(self) -> None:
-        """Rebuild the Coal geometry after a size change (nothing when collision is off)."""
+        """Rebuild the Coal geometry after a size change (nothing when collision is off).
+
+        The Coal functors cached for a pair hold raw pointers to both geometries, so every
+        cached pair naming the old geometry is dropped before it can be freed.
+        """
         if self._collision:
             geometry = self._build_geometry()
             geometry.computeLocalAABB()
-            _query.set_geometry(self, geometry)
+            with _state.LOCK:
+                _state.forget(self)
+                self._geometry = geometry
+                self._touch(True)
 
     @property
     def geometry(self) -> Any:
@@ -270,14 +225,6 @@ class CollisionShape:
                 f"{self!r} was made with collision=False and has no collision geometry"
             )
         return self._geometry
-
-    def _leaves(self) -> tuple[CollisionShape, ...]:
-        """The leaf shapes that make up this shape: itself."""
-        return (self,)
-
-    def _collision_leaves(self) -> tuple[CollisionShape, ...]:
-        """The leaves that take part in queries: itself, unless made with collision=False."""
-        return (self,) if self._collision else ()
 
     # ----------------------------------------------------------- description
 
@@ -335,21 +282,25 @@ class CollisionShape:
             return False
         return all(np.array_equal(getattr(self, p), getattr(other, p)) for p in self._size_params)
 
-    # -------------------------------------------------------------- pickling
+    # ------------------------------------------------------ pickling and copies
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["_T"] = np.array(self.T)
-        for key in _query.UNPICKLED_STATE:
+        for key in _state.UNPICKLED_STATE:
             state.pop(key, None)
         state.pop("_T_values", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
+        # A copy is a new shape: a new identity, no observers, its own Coal state.
         T = state["_T"]
         T.flags.writeable = False
         self.__dict__.update(state)
-        _query.init_state(self)
+        self._T_values = None
+        self._uid = next(_base._serial)
+        self._observers = []
+        _state.init_state(self)
         if self._collision and not self._is_group:
             geometry = self._build_geometry()
             geometry.computeLocalAABB()
@@ -358,7 +309,17 @@ class CollisionShape:
         if parent is None:
             self._place(T)
         elif "_tf" in parent.__dict__:  # parent restored first: this shape was pickled alone
-            self._place(parent.world_T @ T)
+            self._place(parent._world @ T)
+
+    def __copy__(self) -> CollisionShape:
+        """A new, independent shape equal to this one, in no group (``T`` is kept as it is).
+
+        A group is copied with copies of its elements: moving the copy never moves the
+        original. ``copy.deepcopy`` copies everything reachable, the group holding a shape
+        included.
+        """
+        memo: dict[int, Any] = {id(self._parent): None} if self._parent is not None else {}
+        return copy.deepcopy(self, memo)
 
     # --------------------------------------------------------------- queries
 
@@ -381,7 +342,10 @@ class CollisionShape:
 
 def _finish(shape: CollisionShape) -> None:
     """Build the geometry and place a freshly constructed leaf shape."""
-    shape._rebuild()
+    if shape._collision:
+        geometry = shape._build_geometry()
+        geometry.computeLocalAABB()
+        shape._geometry = geometry
     shape._place(shape.T)
 
 
@@ -400,7 +364,7 @@ class Sphere(CollisionShape):
     _size_params = ("radius",)
 
     def __init__(self, radius: float, **kwargs: Any) -> None:
-        self._radius = positive_real(radius, "radius")
+        self._radius = size(radius, "radius")
         super().__init__(**kwargs)
         _finish(self)
 
@@ -411,7 +375,7 @@ class Sphere(CollisionShape):
 
     @radius.setter
     def radius(self, value: float) -> None:
-        self._radius = positive_real(value, "radius")
+        self._radius = size(value, "radius")
         self._rebuild()
 
     def _build_geometry(self) -> Any:
@@ -433,7 +397,7 @@ class Cuboid(CollisionShape):
     _size_params = ("scale",)
 
     def __init__(self, scale: Any = None, **kwargs: Any) -> None:
-        self._scale = positive_vector3((1.0, 1.0, 1.0) if scale is None else scale, "scale")
+        self._scale = size_vector3((1.0, 1.0, 1.0) if scale is None else scale, "scale")
         super().__init__(**kwargs)
         _finish(self)
 
@@ -444,7 +408,7 @@ class Cuboid(CollisionShape):
 
     @scale.setter
     def scale(self, value: Any) -> None:
-        self._scale = positive_vector3((1.0, 1.0, 1.0) if value is None else value, "scale")
+        self._scale = size_vector3((1.0, 1.0, 1.0) if value is None else value, "scale")
         self._rebuild()
 
     def _build_geometry(self) -> Any:
@@ -464,12 +428,18 @@ class _RadiusLength(CollisionShape):
     """A shape sized by a radius and a full length along local z, centred on the origin."""
 
     _size_params = ("radius", "length")
+    _max_aspect: ClassVar[float | None] = None
+    """Largest ratio of the two sizes for which Coal's answers hold (None: no limit)."""
 
     def __init__(self, radius: float, length: float, **kwargs: Any) -> None:
-        self._radius = positive_real(radius, "radius")
-        self._length = positive_real(length, "length")
+        self._radius, self._length = self._checked(size(radius, "radius"), size(length, "length"))
         super().__init__(**kwargs)
         _finish(self)
+
+    def _checked(self, radius: float, length: float) -> tuple[float, float]:
+        if self._max_aspect is not None:
+            aspect((radius, length), "radius and length", self._max_aspect)
+        return radius, length
 
     @property
     def radius(self) -> float:
@@ -478,7 +448,7 @@ class _RadiusLength(CollisionShape):
 
     @radius.setter
     def radius(self, value: float) -> None:
-        self._radius = positive_real(value, "radius")
+        self._radius = self._checked(size(value, "radius"), self._length)[0]
         self._rebuild()
 
     @property
@@ -488,7 +458,7 @@ class _RadiusLength(CollisionShape):
 
     @length.setter
     def length(self, value: float) -> None:
-        self._length = positive_real(value, "length")
+        self._length = self._checked(self._radius, size(value, "length"))[1]
         self._rebuild()
 
 
@@ -540,6 +510,7 @@ class Cone(_RadiusLength):
     """
 
     stype = "cone"
+    _max_aspect = MAX_ASPECT
 
     def _build_geometry(self) -> Any:
         return coal.Cone(self._radius, self._length)
@@ -560,7 +531,7 @@ class Ellipsoid(CollisionShape):
     _size_params = ("radii",)
 
     def __init__(self, radii: Any, **kwargs: Any) -> None:
-        self._radii = positive_vector3(radii, "radii")
+        self._radii = size_vector3(radii, "radii", max_aspect=MAX_ASPECT)
         super().__init__(**kwargs)
         _finish(self)
 
@@ -571,7 +542,7 @@ class Ellipsoid(CollisionShape):
 
     @radii.setter
     def radii(self, value: Any) -> None:
-        self._radii = positive_vector3(value, "radii")
+        self._radii = size_vector3(value, "radii", max_aspect=MAX_ASPECT)
         self._rebuild()
 
     def _build_geometry(self) -> Any:
@@ -610,7 +581,7 @@ class HalfSpace(CollisionShape):
     @staticmethod
     def _checked(normal: Any, offset: float) -> tuple[np.ndarray, float]:
         n = vector3(normal, "normal")
-        d = finite_real(offset, "offset")
+        d = coordinate(offset, "offset")
         length = float(np.linalg.norm(n))
         if length < 1e-12:
             raise InvalidShapeError(f"normal must be a non-zero vector, got {describe(normal)}")
@@ -636,7 +607,7 @@ class HalfSpace(CollisionShape):
 
     @offset.setter
     def offset(self, value: float) -> None:
-        self._offset = finite_real(value, "offset")
+        self._offset = coordinate(value, "offset")
         self._rebuild()
 
     def _build_geometry(self) -> Any:

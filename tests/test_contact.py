@@ -27,6 +27,7 @@ from spatialcontact import (
     Contacts,
     Cuboid,
     HalfSpace,
+    InvalidArgumentError,
     InvalidShapeError,
     Mesh,
     OcTree,
@@ -732,8 +733,8 @@ def test_contact_pickles_alone_field_by_field() -> None:
 @pytest.mark.parametrize(
     ("value", "error", "shown"),
     [
-        (0, InvalidShapeError, "0"),
-        (-1, InvalidShapeError, "-1"),
+        (0, InvalidArgumentError, "0"),
+        (-1, InvalidArgumentError, "-1"),
         (1.5, ShapeTypeError, "1.5"),
         (True, ShapeTypeError, "True"),
         ("3", ShapeTypeError, "'3'"),
@@ -754,9 +755,9 @@ def test_max_contacts_accepts_numpy_integers() -> None:
 @pytest.mark.parametrize(
     ("value", "error", "message"),
     [
-        (math.nan, InvalidShapeError, "security_margin must be finite, got nan"),
-        (math.inf, InvalidShapeError, "security_margin must be finite, got inf"),
-        (-math.inf, InvalidShapeError, "security_margin must be finite, got -inf"),
+        (math.nan, InvalidArgumentError, "security_margin must be finite, got nan"),
+        (math.inf, InvalidArgumentError, "security_margin must be finite, got inf"),
+        (-math.inf, InvalidArgumentError, "security_margin must be finite, got -inf"),
         ("0.1", ShapeTypeError, "security_margin must be a real number, got '0.1'"),
         (None, ShapeTypeError, "security_margin must be a real number, got None"),
         (False, ShapeTypeError, "security_margin must be a real number, got False"),

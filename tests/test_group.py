@@ -21,6 +21,7 @@ from spatialcontact import (
     CollisionShape,
     CollisionShapeGroup,
     Cuboid,
+    InvalidArgumentError,
     InvalidPoseError,
     InvalidShapeError,
     ShapeTypeError,
@@ -595,11 +596,11 @@ def test_query_argument_errors_on_groups() -> None:
     probe = Sphere(1.0)
     with pytest.raises(ShapeTypeError, match="inf_dist must be a real number, got 'far'"):
         g.closest_point(probe, inf_dist="far")  # type: ignore[arg-type]
-    with pytest.raises(InvalidShapeError, match="inf_dist must not be NaN"):
+    with pytest.raises(InvalidArgumentError, match="inf_dist must not be NaN"):
         g.closest_point(probe, inf_dist=math.nan)
-    with pytest.raises(InvalidShapeError, match="max_contacts must be an integer >= 1, got 0"):
+    with pytest.raises(InvalidArgumentError, match="max_contacts must be an integer >= 1, got 0"):
         g.contacts(probe, max_contacts=0)
-    with pytest.raises(InvalidShapeError, match="security_margin must be finite"):
+    with pytest.raises(InvalidArgumentError, match="security_margin must be finite"):
         g.contacts(probe, security_margin=math.inf)
     with pytest.raises(TypeError):
         g & 3

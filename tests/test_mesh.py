@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 import trimesh
 from conftest import near, rot, trans
+from hypothesis import given
+from hypothesis import strategies as st
 
 import spatialcontact as sc
+from spatialcontact._validate import MIN_SIZE
 
 ATOL = 1e-9
 TRIANGLE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
@@ -197,10 +200,7 @@ BAD_ARRAYS = [
         id="v2d",
     ),
     pytest.param(
-        TRIANGLE[:2], [[0, 1, 1]], r"^vertices needs at least 3 points, got 2$", id="2-vertices"
-    ),
-    pytest.param(
-        "abc", [[0, 1, 2]], r"^vertices must be an \(n, 3\) array of numbers, got 'abc'$", id="vstr"
+        TRIANGLE[:2], [[0, 1, 1]], r"^vertices must hold at least 3 points, got 2$", id="2-vertices"
     ),
     pytest.param(
         TRIANGLE, [[0, 1, 2, 0]], r"^faces must have shape \(m, 3\), got shape \(1, 4\)", id="quad"
@@ -247,7 +247,24 @@ def test_mesh_errors_are_value_errors() -> None:
         (math.nan, sc.InvalidShapeError, r"^scale must be finite, got \(nan, nan, nan\)$"),
         ([1, 1, math.inf], sc.InvalidShapeError, r"^scale must be finite, got \[1, 1, inf\]$"),
         ([1, 1], sc.InvalidShapeError, r"^scale must hold exactly 3 values, got shape \(2,\)"),
-        ("big", sc.ShapeTypeError, r"^scale must be 3 real numbers, got \('big', 'big', 'big'\)$"),
+        (
+            "big",
+            sc.ShapeTypeError,
+            r"^scale must be 3 real numbers, got \('big', 'big', 'big'\) \(strings\)$",
+        ),
+        (
+            True,
+            sc.ShapeTypeError,
+            r"^scale must be 3 real numbers, got \(True, True, True\) \(booleans\)$",
+        ),
+        (1e-90, sc.InvalidMeshError, r"^scale 1e-90 makes the mesh [12]e-90 m across; a scaled"),
+        (4e-6, sc.InvalidMeshError, r"^scale 4e-06 makes the mesh [48]e-06 m .*\[1e-05, 1e\+06\]"),
+        (
+            1e100,
+            sc.InvalidMeshError,
+            r"^scale 1e\+100 puts vertices 1e\+100 m from the origin; scaled",
+        ),
+        ([1, 1.1e6, 1], sc.InvalidMeshError, r"puts vertices 1\.1e\+06 m from .* within ±1e\+06 m"),
     ],
 )
 def test_bad_mesh_scale(scale: Any, error: type, message: str) -> None:
@@ -315,7 +332,12 @@ def test_empty_mesh_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "message"),
     [
-        ("noise.stl", bytes(range(256)) * 3, r"cannot read it as a mesh"),
+        # trimesh reads it as no triangles, or fails when charset_normalizer is missing
+        (
+            "noise.stl",
+            bytes(range(256)) * 3,
+            r"(cannot read it as a mesh|the file holds no triangles)",
+        ),
         ("words.obj", b"hello\nthis is not a mesh\n", r"the file holds no triangles"),
         ("points.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\n", r"the file holds no triangles"),
         ("unknown.xyz123", b"solid nothing\n", r"cannot read it as a mesh"),
@@ -331,8 +353,12 @@ def test_unreadable_mesh_files(tmp_path: Path, name: str, content: bytes, messag
 def test_a_directory_is_not_a_mesh_file(tmp_path: Path) -> None:
     folder = tmp_path / "robot.stl"
     folder.mkdir()
-    with pytest.raises(sc.MeshFileNotFoundError, match=r"^filename '.*robot\.stl'"):
+    with pytest.raises(
+        sc.MeshFileNotFoundError, match=r"^filename '.*robot\.stl': is a directory, not a mesh"
+    ):
         sc.Mesh(folder)
+    with pytest.raises(sc.MeshFileError, match=r"^filename '\.': is a directory, not a mesh"):
+        sc.Mesh(".")
 
 
 def test_mesh_filename_must_be_a_path() -> None:
@@ -372,7 +398,7 @@ def test_a_tetrahedron_is_the_smallest_hull() -> None:
 
 
 FLAT_POINTS = [
-    pytest.param(TRIANGLE, r"^points needs at least 4 points, got 3$", id="3-points"),
+    pytest.param(TRIANGLE, r"^points must hold at least 4 points, got 3$", id="3-points"),
     pytest.param(
         [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0.5, 0.5, 0]],
         r"^points must include 4 points that are not coplanar, got 5 points spanning only 2",
@@ -397,7 +423,6 @@ FLAT_POINTS = [
     pytest.param(
         np.zeros((4, 2)), r"^points must have shape \(n, 3\), got shape \(4, 2\)", id="2d"
     ),
-    pytest.param("cube", r"^points must be an \(n, 3\) array of numbers, got 'cube'$", id="str"),
 ]
 
 
@@ -479,7 +504,7 @@ def test_octree_points_and_resolution() -> None:
 @pytest.mark.parametrize(
     ("points", "resolution", "error", "message"),
     [
-        (np.zeros((0, 3)), 0.1, sc.InvalidMeshError, r"^points needs at least 1 points, got 0$"),
+        (np.zeros((0, 3)), 0.1, sc.InvalidMeshError, r"^points must hold at least 1 point, got 0$"),
         ([], 0.1, sc.InvalidMeshError, r"^points must have shape \(n, 3\), got shape \(0,\)"),
         (
             [0, 0, 0],
@@ -493,9 +518,12 @@ def test_octree_points_and_resolution() -> None:
             sc.InvalidMeshError,
             r"^points must be finite, got inf at row 0$",
         ),
-        ([[0, 0, 0]], 0, sc.InvalidShapeError, r"^resolution must be positive, got 0$"),
-        ([[0, 0, 0]], -0.1, sc.InvalidShapeError, r"^resolution must be positive, got -0\.1$"),
-        ([[0, 0, 0]], math.nan, sc.InvalidShapeError, r"^resolution must be finite, got nan$"),
+        ([[0, 0, 0]], 0, sc.InvalidShapeError, r"^resolution must be positive, got 0 \(sizes"),
+        ([[0, 0, 0]], -0.1, sc.InvalidShapeError, r"^resolution must be positive, got -0\.1 "),
+        ([[0, 0, 0]], math.nan, sc.InvalidShapeError, r"^resolution must be finite, got nan "),
+        ([[0, 0, 0]], 1e-300, sc.InvalidShapeError, r"^resolution is too small, got 1e-300 "),
+        ([[0, 0, 0]], 2e6, sc.InvalidShapeError, r"^resolution is too large, got 2000000\.0 "),
+        ([[0, 0, 0]], True, sc.ShapeTypeError, r"^resolution must be a real number, got True$"),
         ([[0, 0, 0]], "fine", sc.ShapeTypeError, r"^resolution must be a real number, got 'fine'$"),
     ],
 )
@@ -512,3 +540,234 @@ def test_bad_octree(points: Any, resolution: Any, error: type, message: str) -> 
             tree.resolution = resolution
     assert tree.points.tolist() == [[0.05, 0.05, 0.05]] and tree.resolution == 0.1
     assert tree.distance(ball) == pytest.approx(0.65) and ball.distance(tree) == pytest.approx(0.65)
+
+
+# ------------------------------------------------------------------ types, ranges and edges
+
+
+@pytest.mark.parametrize(
+    ("vertices", "message"),
+    [
+        pytest.param(
+            "abc", r"^vertices must be an \(n, 3\) array of numbers, got 'abc'$", id="str"
+        ),
+        pytest.param(
+            [["0", "0", "0"], ["1", "0", "0"], ["0", "1", "0"]],
+            r"^vertices must be an \(n, 3\) array of numbers, got \[\['0', .* \(strings\)$",
+            id="str-in-list",
+        ),
+        pytest.param(
+            [[0, 0, 0], [True, 0, 0], [0, 1, 0]],
+            r"^vertices must be .* got \[\[0, 0, 0\], \[True, .* \(booleans or masked arrays among",
+            id="bool-in-list",
+        ),
+        pytest.param(
+            [[0, 0, 0], [1, None, 0], [0, 1, 0]],
+            r"^vertices must be .* got \[\[0, 0, 0\], \[1, None, 0\], .* \(None among the values",
+            id="none-in-list",
+        ),
+        pytest.param(
+            np.array(TRIANGLE, dtype=complex),
+            r"(?s)^vertices must be .* got array\(.* \(complex numbers\)$",
+            id="complex",
+        ),
+        pytest.param(
+            np.array(TRIANGLE, dtype=object),
+            r"(?s)^vertices must be .* \(an object array: give it a numeric dtype\)$",
+            id="obj",
+        ),
+        pytest.param(
+            np.ma.masked_array(TRIANGLE),
+            r"(?s)^vertices must be .* \(a masked array: fill or compress it first\)$",
+            id="masked",
+        ),
+    ],
+)
+def test_mesh_vertices_of_the_wrong_type(vertices: Any, message: str) -> None:
+    with pytest.raises(sc.ShapeTypeError, match=message):
+        sc.Mesh.from_arrays(vertices, [[0, 1, 2]])
+    with pytest.raises(TypeError):
+        sc.ConvexHull(vertices)
+
+
+def test_mesh_vertices_out_of_range() -> None:
+    far = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2e6, 0.0]]
+    with pytest.raises(
+        sc.InvalidMeshError, match=r"^vertices must lie within ±1e\+06 m on each axis, got 2e\+06"
+    ):
+        sc.Mesh.from_arrays(far, [[0, 1, 2]])
+    with pytest.raises(sc.InvalidMeshError, match=r"got 1e\+400|within float range"):
+        sc.Mesh.from_arrays([[0, 0, 0], [1, 0, 0], [0, 10**400, 0]], [[0, 1, 2]])
+    tiny = np.array(TRIANGLE) * 4e-6  # 4 µm across: below the smallest size
+    with pytest.raises(sc.InvalidMeshError, match=r"^scale .* makes the mesh 4e-06 m across"):
+        sc.Mesh.from_arrays(tiny, [[0, 1, 2]])
+
+
+def test_mesh_y_up_must_be_a_bool() -> None:
+    with pytest.raises(sc.ShapeTypeError, match=r"^y_up must be True or False, got 'no'$"):
+        sc.Mesh(
+            os.path.join(os.path.dirname(sc.__file__), "meshes", "objects", "box.stl"),
+            y_up="no",  # type: ignore[arg-type]
+        )
+
+
+@pytest.mark.parametrize("extent", [1e-5, 1e-3, 1.0, 1e3, 1e6])
+def test_box_mesh_at_the_edges_of_the_size_range(extent: float) -> None:
+    # the cube mesh of side `extent`; a sphere of radius r (at least the smallest size) a
+    # quarter extent off its face x = extent/2, and a sphere inside the hollow cube, touching
+    # nothing
+    mesh = _box_mesh(scale=extent / 2.0)
+    assert float(np.ptp(mesh.vertices, axis=0).max()) == pytest.approx(extent)
+    r = max(extent / 8.0, MIN_SIZE)
+    ball = sc.Sphere(r, pose=trans(0.75 * extent + r))
+    assert mesh.distance(ball) == pytest.approx(0.25 * extent, rel=1e-9)
+    if extent / 4.0 >= MIN_SIZE:  # no sphere fits inside the smallest cube
+        assert not mesh.iscollided(sc.Sphere(extent / 4.0))
+
+
+@pytest.mark.parametrize("offset", [-1e6 + 1.0, 1e6 - 1.0])
+def test_mesh_far_from_the_origin(offset: float) -> None:
+    # a 1 m cube mesh whose centre is 1 m inside the coordinate range, and a sphere of radius
+    # 0.25 5 m from that centre towards the origin: 5 - 0.5 - 0.25 = 4.25 away
+    cube = trimesh.creation.box(extents=[1.0, 1.0, 1.0])
+    mesh = sc.Mesh.from_arrays(cube.vertices + offset, cube.faces)
+    inwards = -math.copysign(5.0, offset)
+    ball = sc.Sphere(0.25, pose=trans(offset + inwards, offset, offset))
+    assert mesh.distance(ball) == pytest.approx(4.25, abs=1e-6)
+
+
+def test_truncated_stl_file(tmp_path: Path) -> None:
+    whole = Path(sc.__file__).parent / "meshes" / "objects" / "box.stl"
+    data = whole.read_bytes()
+    for kept in (200, len(data) - 10):
+        cut = tmp_path / f"cut{kept}.stl"
+        cut.write_bytes(data[:kept])
+        with pytest.raises(
+            sc.MeshFileError,
+            match=rf"^filename '.*cut{kept}\.stl': the file is truncated: its binary STL header "
+            rf"announces 12 triangles \(684 bytes\), but it holds {kept} bytes$",
+        ) as caught:
+            sc.Mesh(cut)
+        assert "charset_normalizer" not in str(caught.value)
+    stub = tmp_path / "stub.stl"
+    stub.write_bytes(data[:40])
+    with pytest.raises(sc.MeshFileError, match=r"the file is truncated: 40 bytes, shorter than"):
+        sc.Mesh(stub)
+
+
+def test_hull_points_out_of_range_are_refused() -> None:
+    tet = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    with pytest.raises(sc.InvalidMeshError, match=r"^points must lie within ±1e\+06 m .*2e\+14"):
+        sc.ConvexHull(tet + 2e14)
+    with pytest.raises(sc.InvalidMeshError, match=r"^points must lie within ±1e\+06 m .*1e\+77"):
+        sc.ConvexHull(tet * 1e77)
+    with pytest.raises(
+        sc.InvalidMeshError,
+        match=r"^points span 7\.07e-06 m; a convex hull must span \[1e-05, 1e\+06\] m$",
+    ):
+        sc.ConvexHull(tet * 5e-6)
+    with pytest.raises(sc.ShapeTypeError, match=r"^points must be an \(n, 3\) array of numbers"):
+        sc.ConvexHull("cube")
+
+
+@pytest.mark.parametrize(
+    ("offset", "side"), [(0.0, 1e-5), (0.0, 5e5), (1e6 - 1e-5, 1e-5), (-1e6 + 1.0, 1.0)]
+)
+def test_hull_at_the_edges_of_the_range(offset: float, side: float) -> None:
+    # a cube hull of `side`; a sphere of radius r a quarter side off its face, on the side of
+    # the origin
+    cube = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * side / 2
+    hull = sc.ConvexHull(cube + offset)
+    r = max(side / 8.0, MIN_SIZE)
+    inwards = -math.copysign(1.0, offset) if offset else 1.0
+    ball = sc.Sphere(r, pose=trans(offset + inwards * (0.75 * side + r), offset, offset))
+    assert hull.distance(ball) == pytest.approx(0.25 * side, rel=1e-4)
+
+
+def test_octree_points_beyond_its_reach_are_refused() -> None:
+    # resolution 0.1: octomap keys reach [-3276.8, 3276.8) on each axis
+    assert len(sc.OcTree([[-3276.8, 0.0, 3276.79]], 0.1).cells) == 1
+    with pytest.raises(
+        sc.InvalidMeshError,
+        match=r"^points must lie in \[-3276\.8, 3276\.8\) m on each axis for resolution 0\.1 "
+        r"\(an octree holds 65536 cells per axis\), got 3276\.8 at row 1$",
+    ):
+        sc.OcTree([[0.0, 0.0, 0.0], [3276.8, 0.0, 0.0]], 0.1)
+    tree = sc.OcTree([[0.05, 0.05, 0.05], [5.0, 0.0, 0.0]], 0.1)
+    with pytest.raises(
+        sc.InvalidMeshError,
+        match=r"^resolution 1e-05 is too fine for these points: an octree of that resolution "
+        r"holds \[-0\.32768, 0\.32768\) m on each axis \(65536 cells per axis\), but row 1",
+    ):
+        tree.resolution = 1e-5
+    with pytest.raises(sc.InvalidMeshError, match=r"^points must lie in \[-3276\.8, 3276\.8\)"):
+        tree.points = [[4000.0, 0.0, 0.0]]
+    assert tree.resolution == 0.1 and len(tree.points) == 2 and len(tree.cells) == 2
+    assert tree.distance(sc.Sphere(0.25, pose=trans(0.05, 0.05, 1.0))) == pytest.approx(0.65)
+
+
+@pytest.mark.parametrize(
+    ("resolution", "point"),
+    [(1e-5, 0.3), (1e-5, -0.32768), (1.0, 32767.5), (30.6, 1e6), (2e5, -1e6)],
+)
+def test_octree_at_the_edges_of_the_range(resolution: float, point: float) -> None:
+    tree = sc.OcTree([[point, 0.0, 0.0]], resolution)
+    (cell,) = tree.cells
+    assert cell[3] == pytest.approx(resolution)
+    # a sphere of radius r (at least the smallest size) two cells off the cell, along x
+    # towards the origin
+    r = max(resolution / 2, MIN_SIZE)
+    inwards = -math.copysign(2.5 * resolution + r, point)
+    ball = sc.Sphere(r, pose=trans(cell[0] + inwards, cell[1], cell[2]))
+    assert tree.distance(ball) == pytest.approx(2 * resolution, rel=1e-6)
+
+
+def test_octree_of_the_largest_resolution() -> None:
+    assert sc.OcTree([[0.0, 0.0, 0.0]], 1e6).cells.tolist() == [[5e5, 5e5, 5e5, 1e6]]
+
+
+def test_an_import_error_while_reading_is_not_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # trimesh falls back to reading a file as text, which imports charset_normalizer when it
+    # is there; without it, the user must not see that import error
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise ModuleNotFoundError("No module named 'charset_normalizer'")
+
+    monkeypatch.setattr(trimesh, "load", fail)
+    text = tmp_path / "odd.obj"
+    text.write_bytes(b"\xff\xfe not a mesh")
+    with pytest.raises(
+        sc.MeshFileError,
+        match=r"^filename '.*odd\.obj': cannot read it as a mesh: the file is truncated, corrupt "
+        r"or in a format trimesh does not read",
+    ) as caught:
+        sc.Mesh(text)
+    assert "charset_normalizer" not in str(caught.value)
+    cut = tmp_path / "cut.stl"
+    cut.write_bytes(
+        (Path(sc.__file__).parent / "meshes" / "objects" / "box.stl").read_bytes()[:300]
+    )
+    with pytest.raises(sc.MeshFileError, match=r"the file is truncated: its binary STL header"):
+        sc.Mesh(cut)
+
+
+finite_coordinates = st.floats(-1e6, 1e6, allow_nan=False)
+
+
+@given(st.lists(st.tuples(finite_coordinates, finite_coordinates, finite_coordinates), min_size=1))
+def test_points_in_range_are_kept_exactly(rows: list[tuple[float, float, float]]) -> None:
+    tree_points = np.array(rows)
+    checked = sc.OcTree(tree_points, 1e3).points
+    assert np.array_equal(checked, tree_points) and not checked.flags.writeable
+
+
+@given(
+    st.floats(allow_nan=True, allow_infinity=True).filter(lambda x: not abs(x) <= 1e6),
+    st.integers(0, 2),
+)
+def test_points_out_of_range_are_refused(bad: float, column: int) -> None:
+    cloud = np.zeros((2, 3))
+    cloud[1, column] = bad
+    with pytest.raises(sc.InvalidMeshError, match=r"^points must (be finite|lie within).* row 1"):
+        sc.OcTree(cloud, 1.0)

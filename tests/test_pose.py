@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from conftest import LEAF_KINDS, make_leaf, near, rigid_poses, rot, trans
 from hypothesis import given
+from hypothesis import strategies as st
 from spatialmath import SE3
 
 import spatialcontact as sc
-from spatialcontact.pose import ROTATION_TOLERANCE
+from spatialcontact.pose import MAX_TRANSLATION, ROTATION_TOLERANCE, as_poses
 
 
 def _pair() -> tuple[sc.Sphere, sc.Sphere]:
@@ -195,7 +196,42 @@ BAD_POSES = [
     pytest.param(np.eye(4).ravel(), r"got an array of shape \(16,\)", id="flat"),
     pytest.param("identity", r"SE3 or a 4x4 array-like, got 'identity'", id="str"),
     pytest.param(b"\x00", r"SE3 or a 4x4 array-like, got b'\\x00'", id="bytes"),
-    pytest.param([[1, 2], [3]], r"SE3 or a 4x4 array-like, got \[\[1, 2\], \[3\]\]", id="ragged"),
+    pytest.param(
+        [[1, 2], [3]],
+        r"array-like, got \[\[1, 2\], \[3\]\] \(a ragged nested sequence\)",
+        id="ragged",
+    ),
+    pytest.param(
+        [["1", "0", "0", "0"], ["0", "1", "0", "0"], ["0", "0", "1", "0"], ["0", "0", "0", "1"]],
+        r"SE3 or a 4x4 array-like, got \[\['1', '0', .* \(strings\)$",
+        id="str-in-list",
+    ),
+    pytest.param(
+        [[True, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+        r"array-like, got \[\[True, 0, .* \(booleans or masked arrays among the values\)$",
+        id="bool-in-list",
+    ),
+    pytest.param(
+        np.eye(4, dtype=bool), r"array-like, got array\(\[\[ True, [\s\S]* \(booleans\)$", id="bool"
+    ),
+    pytest.param(
+        np.eye(4) + 0j, r"array-like, got array\([\s\S]* \(complex numbers\)$", id="complex"
+    ),
+    pytest.param(
+        np.eye(4).astype(object),
+        r"array-like, got array\([\s\S]* \(an object array: give it a numeric dtype\)$",
+        id="object",
+    ),
+    pytest.param(
+        [[1, 0, 0, None], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+        r"array-like, got \[\[1, 0, 0, None\], .* \(None among the values\)$",
+        id="none-in-list",
+    ),
+    pytest.param(
+        [[1, 0, 0, 10**400], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+        r"array-like within float range \(about ±1\.8e308\), got 1\.000e\+400",
+        id="huge-int",
+    ),
     pytest.param(SE3([SE3(), SE3.Tx(1)]), r"a single pose, got an SE3 holding 2 poses", id="SE3x2"),
 ]
 
@@ -254,3 +290,162 @@ def test_base_is_a_deprecated_alias_of_pose() -> None:
         ),
     ):
         sc.Sphere(1.0, pose=trans(1.0), base=trans(2.0))
+
+
+# ----------------------------------------------------------------------- batches of poses
+
+
+def _batch(n: int) -> np.ndarray:
+    """``n`` rigid poses: turned about z by 0.1 i and moved i along x."""
+    return np.array([trans(float(i)) @ rot("z", 0.1 * i) for i in range(n)])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda poses: poses,
+        lambda poses: poses.tolist(),
+        lambda poses: list(poses),
+        lambda poses: [SE3(p, check=False) for p in poses],
+        lambda poses: SE3([SE3(p, check=False) for p in poses]),
+        lambda poses: [SE3(poses[0], check=False), *poses[1:]],
+        lambda poses: poses.astype(np.float32).astype(np.float64),
+    ],
+    ids=["array", "nested-list", "list-of-arrays", "list-of-SE3", "SE3", "mixed", "copy"],
+)
+def test_as_poses_accepts_batches(make: Any) -> None:
+    poses = _batch(5)
+    given_value = make(poses)
+    out = as_poses(given_value)
+    assert out.shape == (5, 4, 4) and out.dtype == np.float64
+    np.testing.assert_allclose(out, poses, atol=1e-12)
+    assert not out.flags.writeable
+    assert out is not given_value and not np.shares_memory(out, poses)
+
+
+def test_as_poses_of_one_and_of_none() -> None:
+    assert as_poses(SE3.Tx(1.0)).shape == (1, 4, 4)
+    assert as_poses([np.eye(4)]).shape == (1, 4, 4)
+    empties: list[Any] = [[], (), np.zeros((0, 4, 4))]
+    for empty in empties:
+        out = as_poses(empty)
+        assert out.shape == (0, 4, 4) and not out.flags.writeable
+
+
+def _corrupt(kind: str) -> np.ndarray:
+    poses = _batch(20)
+    if kind == "reflection":
+        poses[17, 0, :3] *= -1.0
+    elif kind == "nan":
+        poses[17, 1, 3] = np.nan
+    elif kind == "far":
+        poses[17, 2, 3] = 2e6
+    elif kind == "shear":
+        poses[17, 0, 1] += 0.1
+    elif kind == "row":
+        poses[17, 3, 2] = 1.0
+    poses[19, 0, 0] = 5.0  # a later bad pose: the first one is named
+    return poses
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("reflection", r"^poses\[17\] is not a rigid transform: its rotation has determinant -1"),
+        ("nan", r"^poses\[17\] is not a rigid transform: it has non-finite entries$"),
+        ("far", r"^poses\[17\] is not a rigid transform: its translation reaches 2e\+06 m"),
+        ("shear", r"^poses\[17\] is not a rigid transform: its rotation is not orthonormal"),
+        ("row", r"^poses\[17\] is not a rigid transform: its last row is \[0\.0, 0\.0, 1\.0"),
+    ],
+)
+def test_as_poses_names_the_first_bad_pose(kind: str, message: str) -> None:
+    with pytest.raises(sc.InvalidPoseError, match=message):
+        as_poses(_corrupt(kind))
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            np.eye(4),
+            r"^targets must be an \(N, 4, 4\) array of poses, got an array of shape "
+            r"\(4, 4\) \(give a single pose as a list of one\)",
+        ),
+        (np.zeros((2, 3, 4)), r"^targets must be an \(N, 4, 4\) .* shape \(2, 3, 4\)"),
+        ("poses", r"^targets must be poses, got 'poses'$"),
+        (None, r"^targets must be poses, got None$"),
+        ([np.eye(4), "eye"], r"^targets must be poses, got|^targets must be an \(N, 4, 4\)"),
+        (
+            np.ones((2, 4, 4), dtype=bool),
+            r"(?s)^targets must be poses, got array\(.* \(booleans\)$",
+        ),
+        (
+            np.ma.masked_array(_batch(2)),
+            r"(?s)^targets must be poses, got masked_array\(.* \(a masked array",
+        ),
+        ([SE3([SE3(), SE3()])], r"^targets\[0\] must be a single pose, got an SE3 holding 2"),
+    ],
+)
+def test_as_poses_refuses_what_is_not_a_batch(value: Any, message: str) -> None:
+    with pytest.raises(sc.InvalidPoseError, match=message):
+        as_poses(value, "targets")
+
+
+def test_as_poses_takes_translations_up_to_the_limit() -> None:
+    poses = _batch(2)
+    poses[:, :3, 3] = [[MAX_TRANSLATION, -MAX_TRANSLATION, 0.0], [0.0, 0.0, -MAX_TRANSLATION]]
+    np.testing.assert_array_equal(as_poses(poses), poses)
+    poses[1, 0, 3] = np.nextafter(MAX_TRANSLATION, np.inf)
+    with pytest.raises(sc.InvalidPoseError, match=r"^poses\[1\] is not a rigid transform"):
+        as_poses(poses)
+
+
+@given(st.lists(rigid_poses(), max_size=8), st.data())
+def test_as_poses_agrees_with_the_single_pose_check(
+    poses: list[np.ndarray], data: st.DataObject
+) -> None:
+    batch = np.array(poses).reshape(-1, 4, 4)
+    np.testing.assert_array_equal(as_poses(batch), batch)
+    for pose in poses:
+        assert np.array_equal(sc.pose.as_pose(pose), pose)
+    if poses:
+        i = data.draw(st.integers(0, len(poses) - 1))
+        j, k = data.draw(st.integers(0, 2)), data.draw(st.integers(0, 2))
+        batch[i, j, k] += data.draw(st.sampled_from([1e-3, -0.5, 2.0]))
+        with pytest.raises(sc.InvalidPoseError, match=rf"^poses\[{i}\] is not a rigid"):
+            as_poses(batch)
+        with pytest.raises(sc.InvalidPoseError):
+            sc.pose.as_pose(batch[i])
+
+
+def test_a_masked_array_is_not_a_pose() -> None:
+    masked = np.ma.masked_array(np.eye(4), mask=np.eye(4, dtype=bool))
+    for check in (sc.pose.as_pose, sc.pose.pose_values):
+        with pytest.raises(
+            sc.InvalidPoseError,
+            match=r"(?s)^pose must be .* \(a masked array: fill or compress it first\)$",
+        ):
+            check(masked)
+    with pytest.raises(
+        sc.InvalidPoseError,
+        match=r"(?s)^pose must be .* \(a masked array: fill or compress it first\)$",
+    ):
+        sc.Sphere(1.0, pose=masked)
+    ball = sc.Sphere(1.0)
+    with pytest.raises(
+        sc.InvalidPoseError,
+        match=r"(?s)^pose must be .* \(a masked array: fill or compress it first\)$",
+    ):
+        ball.pose = masked
+
+
+def test_pending_base_switch_T_refuses_a_masked_array() -> None:
+    # PENDING a change in _base.py (not owned here): the fast path of the ``T`` setter takes
+    # any float64 (4, 4) object whose filled data is rigid, a masked array included. It should
+    # take only ``type(value) is np.ndarray`` and leave the rest to pose_values.
+    ball = sc.Sphere(1.0)
+    with pytest.raises(
+        sc.InvalidPoseError,
+        match=r"(?s)^T must be .* \(a masked array: fill or compress it first\)$",
+    ):
+        ball.T = np.ma.masked_array(trans(1.0))

@@ -378,10 +378,10 @@ def test_negative_inf_dist_asks_for_a_depth(cached: bool) -> None:
 @pytest.mark.parametrize(
     ("value", "error", "message"),
     [
-        (math.nan, sc.InvalidShapeError, r"^inf_dist must not be NaN, got nan$"),
+        (math.nan, sc.InvalidArgumentError, r"^inf_dist must not be NaN, got nan$"),
         (
             np.float64("nan"),
-            sc.InvalidShapeError,
+            sc.InvalidArgumentError,
             r"^inf_dist must not be NaN, got np\.float64\(nan\)$",
         ),
         ("1.0", sc.ShapeTypeError, r"^inf_dist must be a real number, got '1\.0'$"),

@@ -7,6 +7,8 @@ PenaltyForce gives ``max(0, δ^e (k + c δ̇))`` with ``δ = -penetration_depth`
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from conftest import trans
@@ -240,8 +242,14 @@ def test_repr() -> None:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"stiffness": 0.0}, SensorValueError, "stiffness must be positive, got 0.0"),
-        ({"stiffness": -1.0}, SensorValueError, "stiffness must be positive, got -1.0"),
+        ({"stiffness": 0.0}, SensorValueError, r"stiffness must be positive, .* got 0\.0$"),
+        ({"stiffness": -1.0}, SensorValueError, r"stiffness must be positive, .* got -1\.0$"),
+        ({"stiffness": 1e308}, SensorValueError, r"at most 1e\+12 N/m\^e, got 1e\+308$"),
+        ({"stiffness": True}, SensorTypeError, "stiffness must be a real number, got True$"),
+        ({"stiffness": 10**400}, SensorValueError, r"stiffness must be .* got 1\.000e\+400$"),
+        ({"stiffness": 1.0, "damping": 1e13}, SensorValueError, r"damping .* at most 1e\+12 N"),
+        ({"stiffness": 1.0, "exponent": 3.5}, SensorValueError, r"exponent .* at most 3, got 3\.5"),
+        ({"stiffness": 1.0, "damping": "0"}, SensorTypeError, "damping must be a real number"),
         ({"stiffness": "a"}, TypeError, "stiffness must be a real number, got 'a'"),
         ({"stiffness": 1.0, "damping": -1}, SensorValueError, "damping must be zero or positive"),
         ({"stiffness": 1.0, "exponent": 0.5}, SensorValueError, "exponent must be at least 1"),
@@ -288,3 +296,92 @@ def test_penalty_forces_are_repulsive_and_monotone(
     f = model.forces(contacts)
     # on o1, against the normal (+z): never upwards
     assert np.all(f[:, 2] <= 0.0)
+
+
+# ------------------------------------------------------------------ ranges and finite forces
+
+
+def test_penalty_parameters_at_their_limits_give_finite_forces(
+    pair: tuple[sc.Sphere, sc.Sphere],
+) -> None:
+    a, b = pair
+    # the deepest overlap the size range allows: 2e6 m
+    deep = sc.Contacts([contact(a, b, -2e6)])
+    stiff = PenaltyForce(1e12, damping=1e12, exponent=3.0)
+    assert stiff.magnitudes(deep, approach_speed=[1e3]).tolist() == [8e18 * (1e12 + 1e15)]
+    assert np.isfinite(stiff.forces(deep, approach_speed=[-1e3])).all()
+
+
+def test_a_force_that_overflows_is_refused(pair: tuple[sc.Sphere, sc.Sphere]) -> None:
+    a, b = pair
+    deep = sc.Contacts([contact(a, b, -0.1), contact(a, b, -2e6)])
+    stiff = PenaltyForce(1e12, damping=1e12, exponent=3.0)
+    with pytest.raises(
+        SensorValueError,
+        match=r"^the force of contact 1 is not finite \(inf\): overlap\^exponent \* \(stiffness "
+        r"\+ damping \* approach_speed\) overflowed",
+    ):
+        stiff.magnitudes(deep, approach_speed=[0.0, 1e300])
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (["1", "2"], r"^forces must be numbers, got \['1', '2'\] \(strings\)$"),
+        (
+            [True, 1.0],
+            r"^forces must be numbers, got \[True, 1\.0\] \(booleans or masked arrays among",
+        ),
+        ([1.0, None], r"^forces must be numbers, got \[1\.0, None\] \(None among the values\)$"),
+        ([1.0, 2j], r"^forces must be numbers, got \[1\.0, 2j\] \(complex numbers\)$"),
+        (
+            np.ma.masked_array([1.0, 2.0]),
+            r"(?s)^forces must be numbers, got masked_array\(.* \(a masked array",
+        ),
+    ],
+)
+def test_resolve_refuses_what_numpy_would_convert(
+    pair: tuple[sc.Sphere, sc.Sphere], value: object, message: str
+) -> None:
+    a, b = pair
+    with pytest.raises(SensorTypeError, match=message):
+        resolve_forces(sc.Contacts([contact(a, b, -0.1)] * 2), value)
+
+
+def test_approach_speed_and_dt_are_checked(pair: tuple[sc.Sphere, sc.Sphere]) -> None:
+    a, b = pair
+    contacts = sc.Contacts([contact(a, b, -0.1)])
+    damped = PenaltyForce(10.0, damping=1.0)
+    with pytest.raises(
+        SensorTypeError, match=r"^approach_speed must be numbers, got \['1'\] \(strings\)$"
+    ):
+        damped.magnitudes(contacts, approach_speed=["1"])
+    with pytest.raises(
+        SensorTypeError, match=r"^approach_speed must be numbers, got \[True\] \(booleans\)$"
+    ):
+        damped.magnitudes(contacts, approach_speed=[True])
+    cases: list[tuple[Any, type, str]] = [
+        (float("nan"), SensorValueError, r"^dt must be finite, got nan$"),
+        (-0.1, SensorValueError, r"^dt must be positive, got -0\.1$"),
+        ("0.1", SensorTypeError, r"^dt must be a real number, got '0\.1'$"),
+    ]
+    for bad, error, message in cases:
+        with pytest.raises(error, match=message):
+            damped.magnitudes(contacts, dt=bad)
+
+
+def test_sensor_errors_are_core_errors_too() -> None:
+    assert issubclass(SensorValueError, sc.errors.InvalidArgumentError)
+    assert issubclass(SensorValueError, ValueError)
+    assert issubclass(SensorTypeError, sc.ShapeTypeError) and issubclass(SensorTypeError, TypeError)
+    with pytest.raises(sc.errors.InvalidArgumentError, match="stiffness"):
+        PenaltyForce(-1.0)
+    with pytest.raises(TypeError, match="stiffness"):
+        PenaltyForce("stiff")  # type: ignore[arg-type]
+
+
+@given(st.floats(0.0, 2e6), st.floats(1e-300, 1e12), st.floats(1.0, 3.0))
+def test_penalty_forces_are_finite_in_range(overlap: float, k: float, e: float) -> None:
+    a, b = sc.Sphere(1.0), sc.Sphere(1.0)
+    force = PenaltyForce(k, exponent=e).magnitudes(sc.Contacts([contact(a, b, -overlap)]))
+    assert np.isfinite(force).all() and (force >= 0.0).all()

@@ -259,7 +259,7 @@ def test_construction_errors(world: Table) -> None:
 
 def test_step_errors(world: Table) -> None:
     hub = SensorHub(world.scene, [])
-    with pytest.raises(SensorValueError, match="dt must be positive seconds, got 0"):
+    with pytest.raises(SensorValueError, match=r"^dt must be positive seconds in .* got 0$"):
         hub.step(0)
     with pytest.raises(SensorValueError, match="approach_speed needs a force_model"):
         hub.step(0.1, approach_speed=[])
@@ -298,3 +298,69 @@ def test_the_sensors_import_matplotlib_only_to_draw() -> None:
     loaded = _modules_after("import spatialcontact.sensors")
     assert "spatialcontact.sensors" in loaded
     assert not any(name.startswith("matplotlib") for name in loaded)
+
+
+# ------------------------------------------------------------------ argument checks
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (0, SensorValueError, r"^max_contacts_per_pair must be an integer >= 1, got 0$"),
+        (-3, SensorValueError, r"^max_contacts_per_pair must be an integer >= 1, got -3$"),
+        (1.5, SensorTypeError, r"^max_contacts_per_pair must be an integer >= 1, got 1\.5$"),
+        (2.0, SensorTypeError, r"^max_contacts_per_pair must be an integer >= 1, got 2\.0$"),
+        (True, SensorTypeError, r"^max_contacts_per_pair must be an integer >= 1, got True$"),
+        ("2", SensorTypeError, r"^max_contacts_per_pair must be an integer >= 1, got '2'$"),
+    ],
+)
+def test_max_contacts_per_pair_errors_match_the_scene(
+    world: Table, value: object, error: type, message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        SensorHub(world.scene, [], max_contacts_per_pair=value)  # type: ignore[arg-type]
+    # the scene's own query raises errors of the same built-in and core families
+    family = TypeError if error is SensorTypeError else sc.errors.InvalidArgumentError
+    with pytest.raises(family, match="max_contacts_per_pair must be an integer >= 1"):
+        world.scene.contacts(max_contacts_per_pair=value)  # type: ignore[arg-type]
+    with pytest.raises(family, match="max_contacts_per_pair must be an integer >= 1"):
+        SensorHub(world.scene, [], max_contacts_per_pair=value)  # type: ignore[arg-type]
+
+
+def test_max_contacts_per_pair_takes_numpy_integers(world: Table) -> None:
+    assert SensorHub(world.scene, [], max_contacts_per_pair=np.int64(3)).max_contacts_per_pair == 3
+
+
+@pytest.mark.parametrize(
+    ("dt", "error", "message"),
+    [
+        (1e-12, SensorValueError, r"^dt must be positive seconds in \[1e-09, 1e\+09\] \(the "),
+        (4e-10, SensorValueError, r"counts whole nanoseconds\), got 4e-10$"),
+        (-0.1, SensorValueError, r"^dt must be positive seconds in .* got -0\.1$"),
+        (2e9, SensorValueError, r"^dt must be positive seconds in .* got 2000000000\.0$"),
+        (float("nan"), SensorValueError, r"^dt must be finite, got nan$"),
+        (float("inf"), SensorValueError, r"^dt must be finite, got inf$"),
+        ("0.1", SensorTypeError, r"^dt must be a real number, got '0\.1'$"),
+        (True, SensorTypeError, r"^dt must be a real number, got True$"),
+        (None, SensorTypeError, r"^dt must be a real number, got None$"),
+    ],
+)
+def test_bad_dt_leaves_the_time(world: Table, dt: object, error: type, message: str) -> None:
+    hub = SensorHub(world.scene, [ObjectContactSensor(world.box)])
+    hub.step(0.5)
+    with pytest.raises(error, match=message):
+        hub.step(dt)  # type: ignore[arg-type]
+    with pytest.raises(error, match=message):
+        hub.feed(sc.Contacts(), dt)  # type: ignore[arg-type]
+    assert hub.time == 0.5
+
+
+def test_time_counts_whole_nanoseconds(world: Table) -> None:
+    hub = SensorHub(world.scene, [])
+    hub.step(1e-9)
+    assert hub.time == 1e-9
+    hub.step(1.5e-9)  # rounded to 2 ns
+    assert hub.time == 3e-9
+    for _ in range(1000):
+        hub.feed(sc.Contacts(), 0.001)
+    assert hub.time == pytest.approx(1.000000003, abs=1e-15)

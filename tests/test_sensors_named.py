@@ -88,7 +88,12 @@ def test_collisions_errors(world: World, collisions: object, error: type, match:
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
-        ({"update_rate": -1.0}, SensorValueError, "update_rate must be zero or positive Hz"),
+        ({"update_rate": -1.0}, SensorValueError, r"^update_rate must be 0 or in .* got -1\.0$"),
+        ({"update_rate": 1e-300}, SensorValueError, r"0 or in \[1e-09, 1e\+09\] Hz .* got 1e-300$"),
+        ({"update_rate": 2e9}, SensorValueError, r"a period of 1 ns to 1e\+09 s\), got 2000000000"),
+        ({"update_rate": float("inf")}, SensorValueError, r"^update_rate must be finite, got inf"),
+        ({"update_rate": True}, SensorTypeError, r"^update_rate must be a real number, got True"),
+        ({"active": 1}, SensorTypeError, r"^active must be True or False, got 1$"),
         ({"update_rate": "fast"}, TypeError, "update_rate must be a real number"),
         ({"active": "yes"}, SensorTypeError, "active must be True or False, got 'yes'"),
         ({"name": 5}, SensorTypeError, "name must be a string or None, got 5"),
@@ -99,6 +104,16 @@ def test_construction_errors(
 ) -> None:
     with pytest.raises(error, match=match):
         NamedContactSensor(world.scene, ["ball"], **kwargs)  # type: ignore[arg-type]
+
+
+def test_update_rate_at_its_limits(world: World) -> None:
+    sensor = NamedContactSensor(world.scene, ["ball"], update_rate=1e9)
+    assert sensor.update_rate == 1e9  # a period of 1 ns
+    sensor.update_rate = 1e-9
+    assert sensor.update_rate == pytest.approx(1e-9)
+    with pytest.raises(SensorValueError, match="update_rate"):
+        sensor.update_rate = 1e-10
+    assert sensor.update_rate == pytest.approx(1e-9)
 
 
 def test_update_rate_round_trip(world: World) -> None:
@@ -218,7 +233,7 @@ def test_reset_last_update_time(world: World) -> None:
     assert sensor.update(0.5)
 
 
-@pytest.mark.parametrize("bad", [-0.1, float("nan"), "1"])
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), "1", True, 2e9, 10**400])
 def test_time_errors(world: World, bad: object) -> None:
     sensor = NamedContactSensor(world.scene, ["ball"])
     with pytest.raises((ValueError, TypeError), match="sim_time must be"):

@@ -205,6 +205,21 @@ def test_add_force_accumulates(value: object, expected: list[float]) -> None:
         ([1.0, float("inf"), 0.0], SensorValueError, "force must be finite"),
         ("abc", SensorTypeError, "force must be 2 or 3 numbers, got 'abc'"),
         ([{"x": 1}, 1.0, 2.0], SensorTypeError, "force must be 2 or 3 numbers"),
+        (
+            ["1", "2", "3"],
+            SensorTypeError,
+            r"^force must be 2 or 3 numbers, got \['1', '2', '3'\] \(strings\)$",
+        ),
+        (
+            [True, 0.0, 0.0],
+            SensorTypeError,
+            r"^force must be 2 or 3 numbers, got \[True, 0\.0, 0\.0\] \(booleans or masked",
+        ),
+        (
+            np.ma.masked_array([1.0, 2.0, 3.0]),
+            SensorTypeError,
+            r"(?s)got masked_array\(.* \(a masked array: fill or compress it first\)$",
+        ),
     ],
 )
 def test_add_force_errors(value: object, error: type, match: str) -> None:
@@ -217,7 +232,9 @@ def test_add_force_errors(value: object, error: type, match: str) -> None:
 @pytest.mark.parametrize(
     ("value", "error", "match"),
     [
-        (-0.1, SensorValueError, "step_time must be zero or positive seconds, got -0.1"),
+        (-0.1, SensorValueError, r"step_time must be zero or positive seconds, .* got -0\.1$"),
+        (2e9, SensorValueError, r"step_time must be .* at most 1e\+09, got 2000000000\.0$"),
+        (True, SensorTypeError, r"^step_time must be a real number, got True$"),
         (float("nan"), ValueError, "step_time must be finite"),
         ("0.1", TypeError, "step_time must be a real number, got '0.1'"),
     ],
@@ -248,6 +265,8 @@ def test_step_keeps_the_state_and_changes_no_reading() -> None:
         ({"force_scale": -1.0}, SensorValueError, "force_scale must be zero or positive"),
         ({"marker_size": "big"}, TypeError, "marker_size must be a real number"),
         ({"alpha": 1.5}, SensorValueError, r"alpha must be in \[0, 1\], got 1.5"),
+        ({"alpha": True}, SensorTypeError, r"^alpha must be a real number, got True$"),
+        ({"linewidth": float("nan")}, SensorValueError, r"^linewidth must be finite, got nan$"),
         ({"color": 3}, SensorTypeError, "color must be a matplotlib colour"),
         ({"name": 3}, SensorTypeError, "name must be a string or None, got 3"),
     ],

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe, finite_real
+from .._validate import describe
 from ..contact import Contact, Contacts
-from ._errors import SensorTypeError, SensorValueError
+from ._errors import SensorTypeError, SensorValueError, real
 from .forces import ForceInput, resolve_forces, tangential_part
 
 __all__ = [
+    "MAX_SECONDS",
     "NS_PER_S",
     "ObjectMap",
     "StepData",
@@ -28,13 +29,28 @@ __all__ = [
 NS_PER_S = 1_000_000_000
 """Nanoseconds per second: sensor clocks count whole nanoseconds, as Gazebo's ``common::Time``."""
 
+MAX_SECONDS = 1e9
+"""Largest time or time step accepted, in seconds (about 31.7 years; Gazebo's ``common::Time``
+holds 32-bit seconds)."""
+
 
 def seconds_to_ns(value: Any, name: str, *, positive: bool = False) -> int:
-    """A time in seconds (finite, >= 0, or > 0 when ``positive``) as whole nanoseconds."""
-    seconds = finite_real(value, name)
-    if seconds < 0.0 or (positive and seconds == 0.0):
-        relation = "positive" if positive else "zero or positive"
-        raise SensorValueError(f"{name} must be {relation} seconds, got {describe(value)}")
+    """A time in seconds as whole nanoseconds (rounded to the nearest).
+
+    The time must be finite, in [0, :data:`MAX_SECONDS`]; with ``positive`` (a time step) it
+    must be at least 1 ns, since a shorter step would leave the clock where it was.
+    """
+    seconds = real(value, name)
+    if positive and not 1.0 / NS_PER_S <= seconds <= MAX_SECONDS:
+        raise SensorValueError(
+            f"{name} must be positive seconds in [1e-09, {MAX_SECONDS:g}] (the sensors' clock "
+            f"counts whole nanoseconds), got {describe(value)}"
+        )
+    if not 0.0 <= seconds <= MAX_SECONDS:
+        raise SensorValueError(
+            f"{name} must be zero or positive seconds, at most {MAX_SECONDS:g}, got "
+            f"{describe(value)}"
+        )
     return round(seconds * NS_PER_S)
 
 
@@ -44,10 +60,13 @@ def ns_to_seconds(ns: int) -> float:
 
 
 def check_time_step(value: Any, name: str = "step_time") -> float:
-    """A time step in seconds: finite and >= 0."""
-    out = finite_real(value, name)
-    if out < 0.0:
-        raise SensorValueError(f"{name} must be zero or positive seconds, got {describe(value)}")
+    """A time step in seconds: finite, in [0, :data:`MAX_SECONDS`]."""
+    out = real(value, name)
+    if not 0.0 <= out <= MAX_SECONDS:
+        raise SensorValueError(
+            f"{name} must be zero or positive seconds, at most {MAX_SECONDS:g}, got "
+            f"{describe(value)}"
+        )
     return out
 
 

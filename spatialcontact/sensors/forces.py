@@ -18,11 +18,27 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe, finite_real
+from .._validate import describe, numbers
 from ..contact import Contacts
-from ._errors import SensorTypeError, SensorValueError
+from ._errors import SensorTypeError, SensorValueError, real
 
-__all__ = ["PenaltyForce", "resolve_forces", "tangential_part"]
+__all__ = [
+    "MAX_DAMPING",
+    "MAX_EXPONENT",
+    "MAX_STIFFNESS",
+    "PenaltyForce",
+    "resolve_forces",
+    "tangential_part",
+]
+
+MAX_STIFFNESS = 1e12
+"""Largest :class:`PenaltyForce` stiffness accepted, N/m^e (steel on steel is about 1e10)."""
+
+MAX_DAMPING = 1e12
+"""Largest :class:`PenaltyForce` damping accepted, N·s/m^(e+1)."""
+
+MAX_EXPONENT = 3.0
+"""Largest :class:`PenaltyForce` exponent accepted (Hertz contact is 1.5)."""
 
 ForceInput = Any
 """What a caller may give as forces: None, array_like (n, 3) or (n,), or a callable of Contacts."""
@@ -74,12 +90,7 @@ def resolve_forces(contacts: Contacts, forces: ForceInput = None) -> tuple[np.nd
             raise SensorValueError(
                 "forces callable returned None; expected an (n, 3) or (n,) array"
             )
-    if isinstance(forces, (str, bytes)):
-        raise SensorTypeError(f"forces must be numbers, got {describe(forces)}")
-    try:
-        array = np.array(forces, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise SensorTypeError(f"forces must be numbers, got {describe(forces)}") from None
+    array = numbers(forces, "forces", "numbers", type_error=SensorTypeError, error=SensorValueError)
     if n == 0 and array.size == 0:
         return np.zeros((0, 3)), True
     if array.shape == (n,):
@@ -143,11 +154,18 @@ class PenaltyForce:
     Parameters
     ----------
     stiffness : float
-        ``k`` > 0, in N/m^e.
+        ``k``, in N/m^e: > 0 and at most :data:`MAX_STIFFNESS` (1e12).
     damping : float
-        ``c`` >= 0, in N·s/m^(e+1). Default 0.
+        ``c``, in N·s/m^(e+1): in [0, :data:`MAX_DAMPING`] (1e12). Default 0.
     exponent : float
-        ``e`` >= 1. Default 1 (linear spring).
+        ``e``, in [1, :data:`MAX_EXPONENT`] (3). Default 1 (linear spring).
+
+    Raises
+    ------
+    SensorValueError
+        If a parameter is out of its range (or not finite).
+    SensorTypeError
+        If a parameter is not a real number.
 
     Notes
     -----
@@ -157,6 +175,10 @@ class PenaltyForce:
     rank in the list), and ``δ̇ = (δ - δ_previous) / dt``. A contact with no match was
     separated at the previous call, so ``δ_previous = 0``; on the first call after construction
     or :meth:`reset` there is no history and ``δ̇ = 0``.
+
+    Within the parameter ranges and the package's size range, every force is finite; a force
+    that is not (from an enormous ``approach_speed``, say) raises
+    :class:`~spatialcontact.sensors.SensorValueError` naming the cause.
 
     Examples
     --------
@@ -168,15 +190,23 @@ class PenaltyForce:
     """
 
     def __init__(self, stiffness: float, damping: float = 0.0, exponent: float = 1.0) -> None:
-        k = finite_real(stiffness, "stiffness")
-        if k <= 0.0:
-            raise SensorValueError(f"stiffness must be positive, got {describe(stiffness)}")
-        c = finite_real(damping, "damping")
-        if c < 0.0:
-            raise SensorValueError(f"damping must be zero or positive, got {describe(damping)}")
-        e = finite_real(exponent, "exponent")
-        if e < 1.0:
-            raise SensorValueError(f"exponent must be at least 1, got {describe(exponent)}")
+        k = real(stiffness, "stiffness")
+        if not 0.0 < k <= MAX_STIFFNESS:
+            raise SensorValueError(
+                f"stiffness must be positive, at most {MAX_STIFFNESS:g} N/m^e, "
+                f"got {describe(stiffness)}"
+            )
+        c = real(damping, "damping")
+        if not 0.0 <= c <= MAX_DAMPING:
+            raise SensorValueError(
+                f"damping must be zero or positive, at most {MAX_DAMPING:g} N·s/m^(e+1), "
+                f"got {describe(damping)}"
+            )
+        e = real(exponent, "exponent")
+        if not 1.0 <= e <= MAX_EXPONENT:
+            raise SensorValueError(
+                f"exponent must be at least 1, at most {MAX_EXPONENT:g}, got {describe(exponent)}"
+            )
         self.stiffness = k
         """float: ``k``, N/m^e."""
         self.damping = c
@@ -246,12 +276,13 @@ class PenaltyForce:
         overlap = np.maximum(-contacts.penetration_depth, 0.0)
         speed: np.ndarray | None = None
         if approach_speed is not None:
-            try:
-                speed = np.array(approach_speed, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise SensorTypeError(
-                    f"approach_speed must be numbers, got {describe(approach_speed)}"
-                ) from None
+            speed = numbers(
+                approach_speed,
+                "approach_speed",
+                "numbers",
+                type_error=SensorTypeError,
+                error=SensorValueError,
+            )
             if speed.shape != (n,) or not np.all(np.isfinite(speed)):
                 raise SensorValueError(
                     f"approach_speed must be {n} finite numbers (one per contact), "
@@ -259,22 +290,25 @@ class PenaltyForce:
                 )
         step: float | None = None
         if dt is not None:
-            step = finite_real(dt, "dt")
-            if step <= 0.0:
+            step = real(dt, "dt")
+            if not step > 0.0:
                 raise SensorValueError(f"dt must be positive, got {describe(dt)}")
         if self.damping > 0.0 and speed is None and step is None:
             raise SensorValueError(
                 "damping needs the approach speed: give approach_speed, or dt to take it from "
                 "the previous step; got neither"
             )
-        spring = overlap if self.exponent == 1.0 else overlap**self.exponent
-        if self.damping == 0.0:
-            return self.stiffness * spring
-        before = self._remember(contacts, overlap)
-        if speed is None:
-            assert step is not None
-            speed = (overlap - before) / step
-        return np.maximum(spring * (self.stiffness + self.damping * speed), 0.0)
+        with np.errstate(over="ignore", invalid="ignore"):
+            spring = overlap if self.exponent == 1.0 else overlap**self.exponent
+            if self.damping == 0.0:
+                return _finite(self.stiffness * spring, "stiffness * overlap^exponent")
+            before = self._remember(contacts, overlap)
+            if speed is None:
+                assert step is not None
+                speed = (overlap - before) / step
+            out = np.maximum(spring * (self.stiffness + self.damping * speed), 0.0)
+        cause = "approach_speed" if approach_speed is not None else "the overlap rate (dt)"
+        return _finite(out, f"overlap^exponent * (stiffness + damping * {cause})")
 
     def forces(
         self,
@@ -293,6 +327,17 @@ class PenaltyForce:
         """
         magnitudes = self.magnitudes(contacts, approach_speed=approach_speed, dt=dt)
         return -magnitudes[:, None] * contacts.normal
+
+
+def _finite(magnitudes: np.ndarray, formula: str) -> np.ndarray:
+    """``magnitudes`` if every one is finite, else a SensorValueError naming the formula."""
+    if not np.isfinite(magnitudes).all():
+        first = int(np.argmin(np.isfinite(magnitudes)))
+        raise SensorValueError(
+            f"the force of contact {first} is not finite ({magnitudes[first]}): {formula} "
+            "overflowed; give smaller parameters or speeds"
+        )
+    return magnitudes
 
 
 def _uid(shape: Any) -> int:

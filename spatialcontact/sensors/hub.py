@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe
+from .._validate import count, describe
 from ..contact import Contacts
 from ._common import NS_PER_S, ObjectMap, StepData, check_scene, seconds_to_ns
 from ._errors import SensorTypeError, SensorValueError
@@ -34,7 +34,7 @@ class SensorHub:
         Computes the forces when the caller gives none; without it (and without caller
         forces) the forces are zero and the sensors report ``forces_valid = False``.
     max_contacts_per_pair : int
-        Passed to ``scene.contacts``. Default 1.
+        Passed to ``scene.contacts``, >= 1. Default 1.
 
     Notes
     -----
@@ -93,18 +93,15 @@ class SensorHub:
             raise SensorTypeError(
                 f"force_model must be a PenaltyForce or None, got {describe(force_model)}"
             )
-        if (
-            isinstance(max_contacts_per_pair, (bool, np.bool_))
-            or not isinstance(max_contacts_per_pair, (int, np.integer))
-            or max_contacts_per_pair < 1
-        ):
-            raise SensorValueError(
-                "max_contacts_per_pair must be an integer >= 1, "
-                f"got {describe(max_contacts_per_pair)}"
-            )
+        per_pair = count(
+            max_contacts_per_pair,
+            "max_contacts_per_pair",
+            error=SensorValueError,
+            type_error=SensorTypeError,
+        )
         self.sensors: tuple[Sensor, ...] = items
         self.force_model = force_model
-        self.max_contacts_per_pair = int(max_contacts_per_pair)
+        self.max_contacts_per_pair = per_pair
         self._objects = ObjectMap(scene)
         self._time_ns = 0
         self.contacts: Contacts = Contacts()
@@ -146,7 +143,9 @@ class SensorHub:
         Parameters
         ----------
         dt : float
-            Step length, seconds, > 0.
+            Step length, seconds, in [1e-9, 1e9]. :attr:`time` counts whole nanoseconds (as
+            Gazebo's clock), so ``dt`` is rounded to the nearest nanosecond; a ``dt`` below
+            1 ns is refused, since it would leave the time where it was.
         forces : None, array_like, shape (n, 3) or (n,), or callable
             The caller's forces for this step's contacts (see
             :func:`~spatialcontact.sensors.resolve_forces`); a callable receives the contacts,
@@ -159,8 +158,9 @@ class SensorHub:
         Contacts
             The step's contacts.
         """
+        dt_ns = seconds_to_ns(dt, "dt", positive=True)  # checked before the query
         contacts = self.scene.contacts(max_contacts_per_pair=self.max_contacts_per_pair)
-        self.feed(contacts, dt, forces=forces, approach_speed=approach_speed)
+        self._feed_ns(contacts, dt_ns, forces, approach_speed)
         return contacts
 
     def feed(
@@ -171,8 +171,20 @@ class SensorHub:
         forces: ForceInput = None,
         approach_speed: Any = None,
     ) -> None:
-        """Feed already-queried contacts as one step of ``dt`` seconds (see :meth:`step`)."""
-        dt_ns = seconds_to_ns(dt, "dt", positive=True)
+        """Feed already-queried contacts as one step of ``dt`` seconds (see :meth:`step`).
+
+        Raises
+        ------
+        SensorValueError
+            If ``dt`` is not in [1e-9, 1e9] seconds, or the forces do not fit the contacts.
+        SensorTypeError
+            If ``dt`` is not a number or ``contacts`` not :class:`~spatialcontact.Contacts`.
+        """
+        self._feed_ns(contacts, seconds_to_ns(dt, "dt", positive=True), forces, approach_speed)
+
+    def _feed_ns(
+        self, contacts: Contacts, dt_ns: int, forces: ForceInput, approach_speed: Any
+    ) -> None:
         if not isinstance(contacts, Contacts):
             raise SensorTypeError(
                 f"contacts must be a spatialcontact.Contacts, got {describe(contacts)}"

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe
+from .._validate import describe, flag
 from ..contact import Contacts
 from ._common import ObjectMap, StepData, check_scene
 from ._errors import SensorTypeError, SensorValueError
@@ -125,13 +125,10 @@ class MatrixContactSensor:
         measure_total: bool = True,
     ) -> None:
         self.scene = check_scene(scene)
-        if not isinstance(measure_total, (bool, np.bool_)):
-            raise SensorTypeError(
-                f"measure_total must be True or False, got {describe(measure_total)}"
-            )
+        total = flag(measure_total, "measure_total", type_error=SensorTypeError)
         names = tuple(scene.names)
         rows = select(names, sensing, "sensing")
-        if counterparts is None and not measure_total:
+        if counterparts is None and not total:
             raise SensorValueError(
                 "measure_total=False with counterparts=None measures nothing; give counterparts "
                 "or keep measure_total=True"
@@ -140,7 +137,7 @@ class MatrixContactSensor:
         self.sensing_indices: list[int] = rows
         self._row_of = np.full(n_objects, -1, dtype=np.intp)
         self._row_of[rows] = np.arange(len(rows))
-        self.measure_total = bool(measure_total)
+        self.measure_total = total
         self.counterpart_type: str | None
         if counterparts is None:
             self.counterpart_type = None

@@ -28,16 +28,18 @@ from typing import Any, overload
 
 import numpy as np
 
-from .._validate import describe, finite_real
+from .._validate import describe, flag, text
 from ..contact import Contacts
 from ._common import (
+    MAX_SECONDS,
+    NS_PER_S,
     ObjectMap,
     StepData,
     check_scene,
     ns_to_seconds,
     seconds_to_ns,
 )
-from ._errors import SensorTypeError, SensorValueError
+from ._errors import SensorTypeError, SensorValueError, real
 from .forces import ForceInput
 
 __all__ = ["Connection", "ContactMessage", "ContactsMessage", "NamedContactSensor", "Wrenches"]
@@ -150,7 +152,8 @@ class NamedContactSensor:
         The watched object names (Gazebo's ``<collision>`` elements); each must be in
         ``scene.names``, once.
     update_rate : float
-        Updates per simulated second; 0 (default) updates on every call to :meth:`update`.
+        Updates per simulated second, 0 or in [1e-9, 1e9]; 0 (default) updates on every call
+        to :meth:`update`.
     active : bool
         Whether the sensor starts active (Gazebo's ``always_on``). Default True.
     name : str, optional
@@ -225,9 +228,7 @@ class NamedContactSensor:
             if item in seen:
                 raise SensorValueError(f"collisions names {item!r} twice")
             seen.add(item)
-        if name is not None and not isinstance(name, str):
-            raise SensorTypeError(f"name must be a string or None, got {describe(name)}")
-        self.name = name
+        self.name = text(name, "name", True, type_error=SensorTypeError)
         self._collisions = tuple(collisions)
         self._watched_for: tuple[str, ...] = names
         self._watched = np.array([n in self._collisions for n in names], dtype=bool)
@@ -260,19 +261,21 @@ class NamedContactSensor:
 
     @active.setter
     def active(self, value: bool) -> None:
-        if not isinstance(value, (bool, np.bool_)):
-            raise SensorTypeError(f"active must be True or False, got {describe(value)}")
-        self._active = bool(value)
+        self._active = flag(value, "active", type_error=SensorTypeError)
 
     @property
     def update_rate(self) -> float:
-        """float: updates per simulated second, 0 for every call (Gazebo's ``UpdateRate``)."""
-        return 0.0 if self._period_ns == 0 else 1e9 / self._period_ns
+        """float: updates per simulated second, 0 for every call (Gazebo's ``UpdateRate``).
+
+        Set it to 0 or a rate in [1e-9, 1e9] Hz: the period, ``1 / update_rate``, is kept in
+        whole nanoseconds (rounded), from 1 ns to :data:`MAX_SECONDS`.
+        """
+        return 0.0 if self._period_ns == 0 else NS_PER_S / self._period_ns
 
     @update_rate.setter
     def update_rate(self, hz: float) -> None:
         rate = _rate(hz)
-        self._period_ns = 0 if rate == 0.0 else round(1e9 / rate)
+        self._period_ns = 0 if rate == 0.0 else round(NS_PER_S / rate)
 
     @property
     def collisions(self) -> tuple[str, ...]:
@@ -447,9 +450,7 @@ class NamedContactSensor:
             True when a new reading was published (and the callbacks called).
         """
         now = seconds_to_ns(sim_time, "sim_time")
-        if not isinstance(force, (bool, np.bool_)):
-            raise SensorTypeError(f"force must be True or False, got {describe(force)}")
-        return self._update_ns(now, bool(force))
+        return self._update_ns(now, flag(force, "force", type_error=SensorTypeError))
 
     def _update_ns(self, now: int, force: bool) -> bool:
         if not (self._active or force):
@@ -521,9 +522,13 @@ class NamedContactSensor:
 
 
 def _rate(hz: Any) -> float:
-    rate = finite_real(hz, "update_rate")
-    if rate < 0.0:
-        raise SensorValueError(f"update_rate must be zero or positive Hz, got {describe(hz)}")
+    """An update rate in Hz: 0 (every call), or one whose period is 1 ns to MAX_SECONDS."""
+    rate = real(hz, "update_rate")
+    if rate != 0.0 and not 1.0 / MAX_SECONDS <= rate <= NS_PER_S:
+        raise SensorValueError(
+            f"update_rate must be 0 or in [{1.0 / MAX_SECONDS:g}, {NS_PER_S:g}] Hz (a period "
+            f"of 1 ns to {MAX_SECONDS:g} s), got {describe(hz)}"
+        )
     return rate
 
 

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe, finite_real
+from .._base import leaves_of
+from .._validate import describe, numbers, text
 from ..contact import Contact, ContactReport
 from ..shapes import CollisionShape
 from ._common import StepData, check_contact, check_time_step, holds
-from ._errors import PlottingUnavailableError, SensorTypeError, SensorValueError
+from ._errors import PlottingUnavailableError, SensorTypeError, SensorValueError, real
 
 __all__ = ["ObjectContactSensor"]
 
@@ -56,12 +57,9 @@ def is_3d(ax: Any) -> bool:
 
 def _force_vector(value: Any, name: str) -> np.ndarray:
     """A world force as (3,): accepts (3,), (3, 1), and planar (2,), (2, 1) with z = 0."""
-    if isinstance(value, (str, bytes)):
-        raise SensorTypeError(f"{name} must be 2 or 3 numbers, got {describe(value)}")
-    try:
-        array = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise SensorTypeError(f"{name} must be 2 or 3 numbers, got {describe(value)}") from None
+    array = numbers(
+        value, name, "2 or 3 numbers", type_error=SensorTypeError, error=SensorValueError
+    )
     if array.shape in ((2,), (2, 1)):
         array = np.append(array.reshape(2), 0.0)
     elif array.shape in ((3,), (3, 1)):
@@ -158,8 +156,7 @@ class ObjectContactSensor:
     ) -> None:
         if not isinstance(shape, CollisionShape):
             raise SensorTypeError(f"shape must be a CollisionShape, got {describe(shape)}")
-        if name is not None and not isinstance(name, str):
-            raise SensorTypeError(f"name must be a string or None, got {describe(name)}")
+        label = text(name, "name", True, type_error=SensorTypeError)
         style = _check_style(
             {
                 "force_scale": force_scale,
@@ -170,7 +167,7 @@ class ObjectContactSensor:
             }
         )
         self.parent = shape
-        self.name = name
+        self.name = label
         self.force_scale: float = style["force_scale"]
         self.marker_size: float = style["marker_size"]
         self.linewidth: float = style["linewidth"]
@@ -323,10 +320,10 @@ class ObjectContactSensor:
     # ------------------------------------------------------------------ fed by a hub
 
     def _leaf_uids(self) -> np.ndarray:
-        moves = self.parent._moves
+        moves = self.parent._revision
         cached = self._uids
         if cached is None or cached[0] != moves:
-            uids = np.sort(np.fromiter((leaf._uid for leaf in self.parent._leaves()), np.int64))
+            uids = np.sort(np.fromiter((leaf._uid for leaf in leaves_of(self.parent)), np.int64))
             cached = self._uids = (moves, uids)
         return cached[1]
 
@@ -470,12 +467,12 @@ def _check_style(style: dict[str, Any]) -> dict[str, Any]:
     out = dict(style)
     for key in ("force_scale", "marker_size", "linewidth"):
         if key in out:
-            value = finite_real(out[key], key)
+            value = real(out[key], key)
             if value < 0.0:
                 raise SensorValueError(f"{key} must be zero or positive, got {describe(out[key])}")
             out[key] = value
     if "alpha" in out:
-        value = finite_real(out["alpha"], "alpha")
+        value = real(out["alpha"], "alpha")
         if not 0.0 <= value <= 1.0:
             raise SensorValueError(f"alpha must be in [0, 1], got {describe(out['alpha'])}")
         out["alpha"] = value
