@@ -5,6 +5,8 @@ ratios measured in the same run. :func:`interleaved_samples` times several state
 one timing of each before the next timing of any; :func:`interleaved_us` keeps the median of
 each and :func:`paired_ratio` the median of the ratios of timings taken side by side.
 :func:`table` prints the figures as a Markdown table that can be pasted into the README.
+:class:`Figures` collects a run's figures under stable names for ``--json``, which
+``benchmarks/compare.py`` reads back with :func:`read_figures`.
 
 Import it from a script in ``benchmarks/`` with ``from _timing import ...`` (the script's own
 folder is on ``sys.path`` when it is run as ``python benchmarks/bench_x.py``).
@@ -13,6 +15,7 @@ folder is on ``sys.path`` when it is run as ``python benchmarks/bench_x.py``).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import platform
@@ -22,10 +25,13 @@ import timeit
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "Figures",
     "Settings",
+    "Statement",
     "calibrate",
     "fmt_ratio",
     "fmt_us",
@@ -36,6 +42,7 @@ __all__ = [
     "paired_ratio",
     "parse_settings",
     "ratio",
+    "read_figures",
     "table",
     "version_of",
 ]
@@ -56,11 +63,14 @@ class Settings:
         Timings per statement; the median is kept.
     min_time : float
         Seconds each timing lasts at least (calls are batched up to it).
+    json : str or None
+        Where to write the run's figures as JSON (see :class:`Figures`), or None.
     """
 
     quick: bool
     repeat: int
     min_time: float
+    json: str | None = None
 
 
 def parse_settings(
@@ -70,7 +80,8 @@ def parse_settings(
     repeat: int = 15,
     min_time: float = 0.015,
 ) -> Settings:
-    """Read the command line of a benchmark script: ``--quick``, ``--repeat``, ``--min-time``.
+    """Read the command line of a benchmark script: ``--quick``, ``--repeat``, ``--min-time``,
+    ``--json``.
 
     Parameters
     ----------
@@ -95,6 +106,12 @@ def parse_settings(
         default=None,
         help=f"seconds per timing ({min_time})",
     )
+    parser.add_argument(
+        "--json",
+        metavar="PATH",
+        default=None,
+        help="also write every figure to PATH as JSON, keyed by stable row names",
+    )
     args = parser.parse_args(argv)
     quick = bool(args.quick)
     rep = args.repeat if args.repeat is not None else (3 if quick else repeat)
@@ -103,7 +120,7 @@ def parse_settings(
         parser.error(f"--repeat must be >= 1, got {rep}")
     if not mt > 0.0:
         parser.error(f"--min-time must be > 0, got {mt}")
-    return Settings(quick=quick, repeat=rep, min_time=mt)
+    return Settings(quick=quick, repeat=rep, min_time=mt, json=args.json)
 
 
 def _timer(stmt: Statement, namespace: Mapping[str, Any] | None) -> timeit.Timer:
@@ -334,3 +351,128 @@ def machine_lines(distributions: Sequence[str] = ()) -> list[str]:
     if versions:
         lines.append("; ".join(versions))
     return lines
+
+
+def _imported(package: str) -> dict[str, str | None]:
+    """The name, version and folder of ``package`` as this run imported it (folder None when
+    it is not imported)."""
+    module = sys.modules.get(package)
+    path = getattr(module, "__file__", None)
+    return {
+        "name": package,
+        "version": getattr(module, "__version__", None) or version_of(package),
+        "path": None if path is None else str(Path(path).resolve().parent),
+    }
+
+
+class Figures:
+    """The figures of one benchmark run under stable names, written as JSON by ``--json``.
+
+    A *row* is microseconds per call of a statement that runs the package; a *reference* row
+    times code that does not (raw Coal, numpy, other libraries), so it is the same code in two
+    runs of different versions of the package and how much it moves between them is the noise
+    of the machine. A row may also be *related* to a reference row timed in turn with it in the
+    same run, by their ratio (:func:`paired_ratio` where the script keeps the timings): a shared
+    machine that slows down between two runs slows both, so comparing that ratio between runs
+    is steadier than comparing times. Ratios and targets are stored as measured. A missing
+    figure (a feature the imported package lacks) is None, written as ``null``.
+
+    Parameters
+    ----------
+    script : str
+        The benchmark's name, e.g. ``"bench_core"``.
+    distributions : sequence of str
+        Whose versions :func:`machine_lines` reports; the machine is described when the
+        run starts, that is when this is made.
+    package : str
+        The package whose imported version and folder the JSON records (under ``"package"``).
+    """
+
+    def __init__(
+        self, script: str, distributions: Sequence[str] = (), package: str = "spatialcontact"
+    ) -> None:
+        self.script = script
+        self.machine = machine_lines(distributions)
+        self.package = package
+        self.rows: dict[str, float | None] = {}
+        self.reference: dict[str, float | None] = {}
+        self.ratios: dict[str, float | None] = {}
+        self.relative: dict[str, dict[str, Any]] = {}
+        self.targets: dict[str, dict[str, Any]] = {}
+
+    def _new(self, name: str) -> str:
+        if name in self.rows or name in self.reference or name in self.ratios:
+            raise ValueError(f"figure name {name!r} is used twice")
+        return name
+
+    def add(self, name: str, us: float | None, *, reference: bool = False) -> None:
+        """Record ``us`` microseconds per call as row ``name`` (a reference row if asked)."""
+        (self.reference if reference else self.rows)[self._new(name)] = us
+
+    def ratio(self, name: str, value: float | None) -> None:
+        """Record the ratio ``value`` as ``name``."""
+        self.ratios[self._new(name)] = value
+
+    def relate(self, row: str, reference: str, value: float | None) -> None:
+        """Record that row ``row`` took ``value`` times reference row ``reference`` (both
+        recorded with :meth:`add`), timed side by side in this run."""
+        if row not in self.rows:
+            raise ValueError(f"{row!r} is not a recorded row")
+        if reference not in self.reference:
+            raise ValueError(f"{reference!r} is not a recorded reference row")
+        if row in self.relative:
+            raise ValueError(f"row {row!r} is already related to {self.relative[row]['to']!r}")
+        self.relative[row] = {"to": reference, "ratio": value}
+
+    def target(self, name: str, text: str, measured: float | None, limit: float) -> str:
+        """Record target ``name`` (``measured`` must be at most ``limit``); return its verdict.
+
+        The verdict is ``"PASS"``, ``"FAIL"``, or ``"n/a"`` when ``measured`` is None.
+        """
+        if name in self.targets:
+            raise ValueError(f"target name {name!r} is used twice")
+        verdict = "n/a" if measured is None else ("PASS" if measured <= limit else "FAIL")
+        self.targets[name] = {
+            "text": text,
+            "measured": measured,
+            "limit": limit,
+            "verdict": verdict,
+        }
+        return verdict
+
+    def to_dict(self, settings: Settings) -> dict[str, Any]:
+        """Everything recorded, with the run's settings, machine and versions."""
+        return {
+            "script": self.script,
+            "unit": "µs",
+            "quick": settings.quick,
+            "repeat": settings.repeat,
+            "min_time": settings.min_time,
+            "machine": self.machine,
+            "package": _imported(self.package),
+            "rows": self.rows,
+            "reference": self.reference,
+            "ratios": self.ratios,
+            "relative": self.relative,
+            "targets": self.targets,
+        }
+
+    def write(self, settings: Settings) -> None:
+        """Write :meth:`to_dict` to ``settings.json`` (nothing when it is None)."""
+        if settings.json is None:
+            return
+        data = self.to_dict(settings)
+        with open(settings.json, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1, ensure_ascii=False, allow_nan=False)
+            f.write("\n")
+
+
+def read_figures(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a file written by :meth:`Figures.write` (ValueError if it is not one)."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    keys = ("script", "rows", "reference", "ratios", "relative", "targets")
+    missing = [k for k in keys if k not in data] if isinstance(data, dict) else list(keys)
+    if missing:
+        raise ValueError(f"{os.fspath(path)} is not a benchmark's --json output: no {missing}")
+    return data

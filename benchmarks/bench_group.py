@@ -34,11 +34,11 @@ from typing import Any
 import coal
 import numpy as np
 from _timing import (
+    Figures,
     Settings,
     fmt_ratio,
     fmt_us,
     interleaved_samples,
-    machine_lines,
     paired_ratio,
     parse_settings,
     table,
@@ -276,7 +276,7 @@ def check_scene50(s: Scene50, report: list[str]) -> None:
     )
 
 
-def scene50_rows(settings: Settings, s: Scene50) -> list[list[str]]:
+def scene50_rows(settings: Settings, s: Scene50, figures: Figures) -> list[list[str]]:
     cycle = itertools.cycle(s.probe_poses)
     probe, group, raw, raw_probe = s.probe, s.group, s.raw, s.raw_probe
     sg_group, sg_probe = s.sg_group, s.sg_probe
@@ -329,6 +329,17 @@ def scene50_rows(settings: Settings, s: Scene50) -> list[list[str]]:
         for name in queries:
             t_ours, t_loop = samples[f"{name}/sc"], samples[f"{name}/loop"]
             t_peer = samples.get(f"{name}/sg")
+            where = f"50 leaves, {name} ({motion})"
+            figures.add(f"{where}: spatialcontact", statistics.median(t_ours))
+            figures.add(f"{where}: raw Coal loop", statistics.median(t_loop), reference=True)
+            figures.add(
+                f"{where}: spatialgeometry",
+                None if t_peer is None else statistics.median(t_peer),
+                reference=True,
+            )
+            figures.relate(
+                f"{where}: spatialcontact", f"{where}: raw Coal loop", paired_ratio(t_ours, t_loop)
+            )
             rows.append([
                 f"{name} ({motion})",
                 fmt_us(statistics.median(t_ours)),
@@ -428,7 +439,9 @@ def check_arm(s: ArmScene, report: list[str]) -> None:
     )
 
 
-def arm_rows(settings: Settings, s: ArmScene) -> tuple[list[list[str]], list[float]]:
+def arm_rows(
+    settings: Settings, s: ArmScene, figures: Figures
+) -> tuple[list[list[str]], list[float]]:
     arm, boxes, raw = s.arm, s.boxes, s.raw
     configs = itertools.cycle(range(len(s.link_poses)))
     identity = np.eye(4)
@@ -492,6 +505,17 @@ def arm_rows(settings: Settings, s: ArmScene) -> tuple[list[list[str]], list[flo
         samples = interleaved_samples(cases, repeat=settings.repeat, min_time=settings.min_time)
         for name in ("iscollided", "closest_point"):
             ours, theirs = samples[f"{name}/sc"], samples[f"{name}/loop"]
+            figures.add(f"arm vs boxes, {name} ({motion}): spatialcontact", statistics.median(ours))
+            figures.add(
+                f"arm vs boxes, {name} ({motion}): raw Coal loop",
+                statistics.median(theirs),
+                reference=True,
+            )
+            figures.relate(
+                f"arm vs boxes, {name} ({motion}): spatialcontact",
+                f"arm vs boxes, {name} ({motion}): raw Coal loop",
+                paired_ratio(ours, theirs),
+            )
             r = paired_ratio(theirs, ours)
             assert r is not None
             ratios.append(r)
@@ -512,8 +536,9 @@ def arm_rows(settings: Settings, s: ArmScene) -> tuple[list[list[str]], list[flo
 def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(__doc__.splitlines()[0], argv)
     n_configs = 16 if settings.quick else 64
+    figures = Figures("bench_group", ["spatialcontact", "coal", "numpy", "spatialgeometry"])
     print("# CollisionShapeGroup queries\n")
-    for line in machine_lines(["spatialcontact", "coal", "numpy", "spatialgeometry"]):
+    for line in figures.machine:
         print(f"- {line}")
     print(
         f"- {settings.repeat} timings per case, each at least {settings.min_time * 1e3:g} ms; "
@@ -535,7 +560,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         'spatialgeometry 1.4.2 CollisionShapeGroup (no contacts). "moved": the sphere is '
         "moved to touch another leaf before every call.\n"
     )
-    rows = scene50_rows(settings, scene50)
+    rows = scene50_rows(settings, scene50, figures)
     print(table(["query", "sc µs", "loop µs", "sg µs", "loop / sc", "sg / sc"], rows))
 
     print("\n## 7-capsule arm vs 200 boxes (group vs group)\n")
@@ -545,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "both sides. spatialgeometry 1.4.2 has no capsule: no sg column. closest_point uses "
         "inf_dist=inf.\n"
     )
-    arm_table, ratios = arm_rows(settings, arm)
+    arm_table, ratios = arm_rows(settings, arm, figures)
     print(table(["query", "sc µs", "loop µs", "loop / sc", f">= {TARGET_ARM:g}x"], arm_table))
     worst = min(ratios)
     verdict = "PASS" if worst >= TARGET_ARM else "FAIL"
@@ -553,6 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\nTarget: arm-vs-boxes group queries at least {TARGET_ARM:g}x faster than the loop: "
         f"worst {fmt_ratio(worst)} -> {verdict}"
     )
+    figures.write(settings)
     return 0
 
 

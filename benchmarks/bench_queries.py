@@ -33,6 +33,7 @@ import coal
 import numpy as np
 import trimesh
 from _timing import (
+    Figures,
     Settings,
     fmt_ratio,
     fmt_us,
@@ -71,6 +72,8 @@ CONTACT_MESH_SUBDIVISIONS = 3
 """Icosphere subdivisions of the mesh/sphere contact pair: 1,280 triangles."""
 
 PRIMITIVE_PAIRS = ("sphere/sphere", "box/box", "capsule/capsule")
+
+DISTRIBUTIONS = ["spatialcontact", "coal", "numpy", "spatialgeometry", "python-fcl", "pybullet"]
 
 TARGET_COLLIDE = 1.5
 TARGET_POSE = 3.0
@@ -404,6 +407,7 @@ class Report:
         self.checks: list[tuple[str, str, float, float, bool]] = []
         self.notes: list[str] = []
         self.errors: list[str] = []
+        self.figures = Figures("bench_queries", DISTRIBUTIONS)
 
     def check(
         self, row: Row, target: str, where: str, value: float | None, limit: float, at_most: bool
@@ -513,8 +517,12 @@ def query_rows(
                     compare_peer(report, where, "sg", query, answers["ours"], answers["sg"])
                 samples, us = measure(cases, ns, settings)
                 t_sg = us.get("sg")
+                report.figures.add(f"{where}: spatialcontact", us["ours"])
+                report.figures.add(f"{where}: raw Coal", us["raw"], reference=True)
+                report.figures.add(f"{where}: spatialgeometry", t_sg, reference=True)
                 over_raw = paired_ratio(samples["ours"], samples["raw"])
                 sg_over = paired_ratio(samples.get("sg"), samples["ours"])
+                report.figures.relate(f"{where}: spatialcontact", f"{where}: raw Coal", over_raw)
                 row = Row(
                     [
                         pair.name,
@@ -650,6 +658,19 @@ def contact_rows(settings: Settings, report: Report) -> list[Row]:
             ):
                 report.errors.append(f"{name}: contact {c!r} differs from raw Coal {theirs[0]!r}")
         samples, us = measure(cases, ns, settings)
+        raw_name = f"{name} overlapping: raw Coal + extraction"
+        report.figures.add(raw_name, us["raw"], reference=True)
+        for label, text in (
+            ("contacts", "contacts()"),
+            ("fields", "contacts() + every field read"),
+            ("iscollided", "iscollided()"),
+        ):
+            report.figures.add(f"{name} overlapping: {text}", us[label])
+            report.figures.relate(
+                f"{name} overlapping: {text}",
+                raw_name,
+                paired_ratio(samples[label], samples["raw"]),
+            )
         over_raw = paired_ratio(samples["contacts"], samples["raw"])
         with_fields = paired_ratio(samples["fields"], samples["raw"])
         row = Row(
@@ -707,6 +728,9 @@ def peer_rows(pairs: Sequence[Pair], settings: Settings, report: Report) -> list
                             report, where, library, query, answers["ours"], answers[library]
                         )
                 samples, us = measure(cases, ns, settings)
+                report.figures.add(f"peers, {where}: spatialcontact", us["ours"])
+                report.figures.add(f"peers, {where}: python-fcl", us.get("fcl"), reference=True)
+                report.figures.add(f"peers, {where}: pybullet", us.get("pyb"), reference=True)
                 rows.append(
                     Row(
                         [
@@ -757,9 +781,7 @@ def section(title: str, headers: Sequence[str], rows: Sequence[Row]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(__doc__.splitlines()[0] if __doc__ else "", argv)
     print("# spatialcontact query benchmark\n")
-    for text in machine_lines(
-        ["spatialcontact", "coal", "numpy", "spatialgeometry", "python-fcl", "pybullet"]
-    ):
+    for text in machine_lines(DISTRIBUTIONS):
         print(f"- {text}")
     print(
         f"- µs per call: median of {settings.repeat} timings of at least "
@@ -812,6 +834,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"- note: {note}")
     for error in report.errors:
         print(f"- ERROR: {error}", file=sys.stderr)
+    report.figures.write(settings)
     return 1 if report.errors else 0
 
 

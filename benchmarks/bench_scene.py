@@ -36,7 +36,7 @@ from typing import Any
 
 import coal
 import numpy as np
-from _timing import fmt_ratio, fmt_us, machine_lines, parse_settings, table
+from _timing import Figures, fmt_ratio, fmt_us, parse_settings, table
 
 import spatialcontact as sc
 
@@ -361,8 +361,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(__doc__.splitlines()[0] if __doc__ else "", argv, repeat=5)
     configs = 60 if settings.quick else CONFIGS
     repeat = min(settings.repeat, 2) if settings.quick else settings.repeat
+    figures = Figures("bench_scene", ["spatialcontact", "coal", "numpy"])
     print("# spatialcontact Scene benchmark: a 7-capsule arm among static boxes\n")
-    for text in machine_lines(["spatialcontact", "coal", "numpy"]):
+    for text in figures.machine:
         print(f"- {text}")
     print(
         f"- {configs} random configurations, link poses computed before timing; µs per "
@@ -453,6 +454,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{fmt_ratio(mid['naive first'] / mid['coal managers'])} the naive loop to first hit, "
         f"{fmt_ratio(mid['naive all'] / mid['coal managers'])} the loop over all boxes."
     )
+    raw_loops = ("naive first", "naive all", "prefilter", "coal managers")
+    for row in rows:
+        for label, us in row.figures.items():
+            figures.add(f"{row.n} boxes: {label}", us, reference=label in raw_loops)
+        for label in ("in_collision", "collide"):  # timed in turn with the managers
+            figures.relate(
+                f"{row.n} boxes: {label}",
+                f"{row.n} boxes: coal managers",
+                row.figures[label] / row.figures["coal managers"],
+            )
+    figures.write(settings)
     return 0
 
 

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 from _timing import (
+    Figures,
     fmt_ratio,
     fmt_us,
     interleaved_samples,
-    machine_lines,
     paired_ratio,
     parse_settings,
     table,
@@ -145,7 +145,8 @@ def plain_matrix_update(
 
 def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(__doc__.splitlines()[0], argv, repeat=15, min_time=0.05)
-    for line in machine_lines(["coal", "numpy"]):
+    figures = Figures("bench_sensors", ["coal", "numpy"])
+    for line in figures.machine:
         print(line)
     scene, bricks = build_scene()
     contacts = scene.contacts()
@@ -220,6 +221,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if settings.quick:
         print("(--quick: few repeats, rough figures)")
+    for label, us in med.items():
+        figures.add(label, us)
+    figures.write(settings)
     return 0
 
 

@@ -16,6 +16,7 @@ from .errors import (
     MeshFileError,
     MeshFileNotFoundError,
     NotInSceneError,
+    RobotModelError,
     SceneError,
     ShapeTypeError,
     SpatialContactError,
@@ -23,6 +24,7 @@ from .errors import (
 )
 from .group import CollisionShapeGroup
 from .mesh import ConvexHull, Mesh, OcTree
+from .robot import RobotModel
 from .scene import Scene
 from .shapes import (
     Box,
@@ -62,6 +64,8 @@ __all__ = [
     "MeshFileNotFoundError",
     "NotInSceneError",
     "OcTree",
+    "RobotModel",
+    "RobotModelError",
     "Scene",
     "SceneError",
     "ShapeTypeError",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -52,7 +52,7 @@ class Observer(Protocol):
 class ShapeBase:
     """Identity, pose, parent, revisions and observers of a shape or group (see the module)."""
 
-    _is_group: bool = False
+    _is_group: ClassVar[bool] = False
     _plan: Any = None  # a group's cached placement (see group._Plan)
     _leaf_cache: Any = None  # a group's cached collision leaves, with its _contents
     _collision: bool
@@ -64,8 +64,18 @@ class ShapeBase:
     _revision: int
     _contents: int
     _observers: list[weakref.ref[Any]]
+    # Coal state and caches (see _coal.state.init_state; never pickled).
     _tf: Any
     _geometry: Any
+    _buffer: np.ndarray
+    _buffer_R: np.ndarray
+    _buffer_t: np.ndarray
+    _collide_pairs: dict[int, tuple[Any, ...]]
+    _distance_pairs: dict[int, tuple[Any, ...]]
+    _contact_pairs: dict[int, tuple[Any, ...]]
+    _thread_pairs: dict[tuple[str, int, int], tuple[Any, ...]]
+    _cached_by: weakref.WeakSet[Any]
+    _bounds_cache: Any
 
     def _init_base(self, pose: Any, pose_name: str) -> None:
         """Set the pose (checked), a fresh identity and no parent, observers or Coal state."""
@@ -246,7 +256,7 @@ def collision_leaves(shape: ShapeBase) -> tuple[ShapeBase, ...]:
         return (shape,) if shape._collision else ()
     cached = shape._leaf_cache
     if cached is not None and cached[0] == shape._contents:
-        return cached[1]  # type: ignore[no-any-return]
+        return cached[1]
     out: list[ShapeBase] = []
     if shape._collision:
         stack: list[Iterable[ShapeBase]] = [iter(shape._elements_of())]

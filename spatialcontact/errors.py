@@ -15,6 +15,7 @@ __all__ = [
     "MeshFileError",
     "MeshFileNotFoundError",
     "NotInSceneError",
+    "RobotModelError",
     "SceneError",
     "ShapeTypeError",
     "SpatialContactError",
@@ -80,3 +81,13 @@ class NotInSceneError(SpatialContactError, KeyError):
     def __str__(self) -> str:
         # KeyError's str() is the repr of its argument (quotes and escapes): show the text.
         return str(self.args[0]) if self.args else ""
+
+
+class RobotModelError(SpatialContactError, ValueError):
+    """A robot description that cannot be used, or a name the robot does not have.
+
+    Raised for a URDF or SRDF that is malformed or incomplete (the message names the file and
+    the element), for joint types or geometry the robot model does not support, and for link,
+    joint or attached-object names that the robot does not know (the message lists the valid
+    ones). Also a ``ValueError``.
+    """

@@ -7,11 +7,11 @@ from typing import Any, cast, overload
 
 import numpy as np
 
+from . import pose as _pose
 from ._base import ShapeBase, collision_leaves, leaves_of
 from ._coal import state as _state
 from ._validate import describe
 from .errors import InvalidPoseError, InvalidShapeError, ShapeTypeError
-from . import pose as _pose
 from .shapes import CollisionShape
 
 __all__ = ["CollisionShapeGroup"]
@@ -56,9 +56,7 @@ class _Plan:
                 self.groups.append((cast(CollisionShapeGroup, node), i))
             else:
                 c = 4 * i
-                self.placements.append(
-                    (node._tf, self.world[:3, c : c + 3], self.world[:3, c + 3])
-                )
+                self.placements.append((node._tf, self.world[:3, c : c + 3], self.world[:3, c + 3]))
         self.observed: list[ShapeBase] = [node for node in nodes if node._observers]
 
 
@@ -206,8 +204,8 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             raise InvalidPoseError(
                 f"poses must have shape ({n}, 4, 4), one pose per element, got shape {P.shape}"
             )
-        if check:
-            P = _pose.as_poses(P, "poses")
+        if check and not all(_pose._rigid_values(T) for T in P):
+            _pose.as_poses(P, "poses")  # raises, naming the first bad pose
         P.flags.writeable = False
         buffer, slots = self._slots()
         if self._identity is self._world:

@@ -67,7 +67,7 @@ def _check_shape(value: Any, name: str) -> CollisionShape:
         raise CollisionDisabledError(
             f"{name} {describe(value)} has collision=False and cannot be used as a collision object"
         )
-    return value
+    return cast("CollisionShape", value)
 
 
 def _geometries(
@@ -105,9 +105,9 @@ def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndar
         root = root._parent
     cached = shape._bounds_cache
     if cached is not None and cached[0] is root and cached[1] == root._revision:
-        return cached[2]  # type: ignore[no-any-return]
+        return cached[2]
     leaves = collision_leaves(shape)
-    spheres = [_sphere(leaf) for leaf in leaves]
+    spheres = [_sphere(cast("CollisionShape", leaf)) for leaf in leaves]
     centres = np.array([c for c, _ in spheres], dtype=np.float64).reshape(-1, 3)
     radii = np.array([r for _, r in spheres], dtype=np.float64)
     bounds = (leaves, centres, radii)
@@ -598,14 +598,12 @@ def contacts(
     if max_contacts.__class__ is not int or max_contacts < 1:
         max_contacts = _check_max_contacts(max_contacts)
     if security_margin.__class__ is not float or security_margin - security_margin != 0.0:
-        security_margin = coordinate(
-            security_margin, "security_margin", error=InvalidArgumentError
-        )
+        security_margin = coordinate(security_margin, "security_margin", error=InvalidArgumentError)
     if security_margin < 0.0:
         # Coal refuses a negative margin on a mesh (with a C++ message): ask with none, and
         # keep the contacts deeper than the margin, which is what a negative margin means.
-        found = contacts(self, other, max_contacts, 0.0)
-        return Contacts._wrap([c for c in found if c.penetration_depth <= security_margin])
+        every = contacts(self, other, max_contacts, 0.0)
+        return Contacts._wrap([c for c in every if c.penetration_depth <= security_margin])
     try:
         entry = self._contact_pairs[id(other)]
     except KeyError:

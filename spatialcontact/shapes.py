@@ -33,7 +33,7 @@ from ._validate import (
     vector3,
 )
 from .color import parse_color, to_hex
-from .errors import CollisionDisabledError, InvalidShapeError, ShapeTypeError
+from .errors import CollisionDisabledError, InvalidShapeError
 from .pose import pose_values, to_se3
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "HalfSpace",
     "Sphere",
 ]
-
 
 
 def _quaternion_xyzs(R: np.ndarray) -> list[float]:

@@ -1,18 +1,22 @@
-"""Every benchmark script runs with ``--quick``, exits with 0 and prints a table.
+"""Every benchmark script runs with ``--quick``, exits with 0, prints a table and writes its
+figures with ``--json``; ``compare.py`` runs one of them against the baseline commit.
 
-Also checks the shared timing helpers in ``benchmarks/_timing.py`` on known answers. No test
-here looks at how fast anything is.
+Also checks the shared timing helpers in ``benchmarks/_timing.py`` and the arithmetic of
+``compare.py`` on known answers. No test here looks at how fast anything is.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -21,16 +25,17 @@ BENCHMARKS = ROOT / "benchmarks"
 SCRIPTS = sorted(BENCHMARKS.glob("bench_*.py"))
 
 
-def _load_timing() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_timing", BENCHMARKS / "_timing.py")
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("_timing", module)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
 
 
-timing = _load_timing()
+timing = _load("_timing")
+compare = _load("compare")  # imports _timing, loaded above
 
 _MD_SEPARATOR = re.compile(r"^\|(\s*:?-+:?\s*\|)+$")
 _RULE = re.compile(r"^[-=+| ]*[-=]{10,}[-=+| ]*$")
@@ -195,6 +200,8 @@ def test_parse_settings() -> None:
     assert timing.parse_settings("x", ["--quick"]) == timing.Settings(True, 3, 0.002)
     assert timing.parse_settings("x", ["--quick", "--repeat", "5"]).repeat == 5
     assert timing.parse_settings("x", ["--min-time", "0.5"]).min_time == 0.5
+    assert timing.parse_settings("x", []).json is None
+    assert timing.parse_settings("x", ["--json", "out.json"]).json == "out.json"
 
 
 @pytest.mark.parametrize("argv", [["--repeat", "0"], ["--min-time", "0"], ["--bogus"]])
@@ -214,24 +221,201 @@ def test_machine_lines_name_the_versions() -> None:
     assert "no-such-distribution-here not installed" in lines[-1]
 
 
+def test_figures_record_rows_ratios_and_targets(tmp_path: Path) -> None:
+    figures = timing.Figures("bench_x", ["numpy"])
+    figures.add("a: ours", 1.5)
+    figures.add("a: raw", 0.5, reference=True)
+    figures.add("b: ours", None)  # a feature the imported package lacks
+    figures.ratio("a: ours / raw", 3.0)
+    figures.relate("a: ours", "a: raw", 3.1)
+    with pytest.raises(ValueError, match="'a: raw' is not a recorded row"):
+        figures.relate("a: raw", "a: raw", 1.0)
+    with pytest.raises(ValueError, match="'b: ours' is not a recorded reference row"):
+        figures.relate("a: ours", "b: ours", 1.0)
+    with pytest.raises(ValueError, match="already related to 'a: raw'"):
+        figures.relate("a: ours", "a: raw", 1.0)
+    assert figures.target("T1", "a / raw", 3.0, 4.0) == "PASS"
+    assert figures.target("T2", "a / raw", 3.0, 2.0) == "FAIL"
+    assert figures.target("T3", "b / raw", None, 2.0) == "n/a"
+    with pytest.raises(ValueError, match="'a: ours' is used twice"):
+        figures.add("a: ours", 2.0, reference=True)
+    with pytest.raises(ValueError, match="target name 'T1' is used twice"):
+        figures.target("T1", "again", 1.0, 2.0)
+    path = tmp_path / "out.json"
+    figures.write(timing.Settings(True, 3, 0.002, json=str(path)))
+    data = timing.read_figures(path)
+    assert data["script"] == "bench_x" and data["quick"] is True and data["unit"] == "µs"
+    assert data["rows"] == {"a: ours": 1.5, "b: ours": None}
+    assert data["reference"] == {"a: raw": 0.5}
+    assert data["ratios"] == {"a: ours / raw": 3.0}
+    assert data["relative"] == {"a: ours": {"to": "a: raw", "ratio": 3.1}}
+    assert data["targets"]["T2"] == {"text": "a / raw", "measured": 3.0, "limit": 2.0,
+                                     "verdict": "FAIL"}  # fmt: skip
+    assert data["package"]["name"] == "spatialcontact"
+    assert data["machine"][0].startswith("machine: ")
+
+
+def test_read_figures_refuses_other_json(tmp_path: Path) -> None:
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"script": "x", "rows": {}}), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"not a benchmark's --json output: no \['reference'"):
+        timing.read_figures(path)
+    path.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError, match="not a benchmark's --json output"):
+        timing.read_figures(path)
+
+
+# ---------------------------------------------------------------- compare.py arithmetic
+
+
+def test_comparison_pairs_the_runs_of_a_round() -> None:
+    # Ratios per round: 2/1 = 2, 3/3 = 1, 8/2 = 4 -> median 2; the medians of the figures are
+    # old 2 and new 3 (their ratio would be 1.5).
+    c = compare.Comparison("row", [1.0, 3.0, 2.0], [2.0, 3.0, 8.0])
+    assert (c.old_us, c.new_us, c.ratio) == (2.0, 3.0, 2.0)
+    assert compare.flag(c, 0.10) == "SLOWER"
+    assert compare.flag(compare.Comparison("row", [1.0], [0.85]), 0.10) == "faster"
+    assert compare.flag(compare.Comparison("row", [1.0], [1.05]), 0.10) == ""
+    missing = compare.Comparison("row", [None, None], [1.0, 1.2])
+    assert missing.old_us is None and missing.ratio is None
+    assert compare.flag(missing, 0.10) == "new"
+    assert compare.flag(compare.Comparison("row", [1.0], [None]), 0.10) == "missing"
+
+
+def test_comparison_against_raw_decides_the_flag() -> None:
+    # The new time is 1.5x the old, but the row against the raw Coal row timed beside it went
+    # from 1.0x to 1.05x only: the machine was slower, not the row. From 1.0x to 1.2x it is.
+    steady = compare.Comparison("row", [2.0], [3.0], [1.0], [1.05])
+    assert steady.ratio == 1.5 and steady.ratio_vs_raw == 1.05
+    assert compare.flag(steady, 0.10) == ""
+    worse = compare.Comparison("row", [2.0], [3.0], [1.0], [1.2])
+    assert compare.flag(worse, 0.10) == "SLOWER"
+    assert compare.Comparison("row", [1.0], [1.0], [None], [1.0]).ratio_vs_raw is None
+
+
+def test_compare_lists_every_row_of_either_side() -> None:
+    related = {"a": {"to": "raw", "ratio": 2.0}}
+    runs = {
+        "old": [{"rows": {"a": 1.0, "b": None}}, {"rows": {"a": 3.0, "b": None}}],
+        "new": [
+            {"rows": {"a": 1.5, "c": 2.0}, "relative": related},
+            {"rows": {"a": 3.0, "c": 2.0}, "relative": related},
+        ],
+    }
+    rows = compare.compare(runs, "rows")
+    assert [c.name for c in rows] == ["a", "b", "c"]
+    assert rows[0].ratio == 1.25  # median of 1.5 and 1.0
+    assert rows[0].new_vs_raw == [2.0, 2.0] and rows[0].ratio_vs_raw is None  # none in old
+    assert rows[2].old == [None, None] and rows[2].new_us == 2.0
+
+
+def test_noise_line_gives_the_spread_of_the_reference_rows() -> None:
+    reference = [compare.Comparison(f"r{i}", [1.0], [1.0 + i / 100]) for i in range(11)]
+    text = compare.noise_line(reference)
+    assert "the 11 reference rows" in text
+    assert "1.05× (median)" in text
+    assert "all from 1.00× to 1.10×" in text
+    assert "No reference rows" in compare.noise_line([])
+
+
 # ----------------------------------------------------------------------- the scripts
 
 
 def test_benchmark_scripts_are_found() -> None:
     assert BENCHMARKS / "bench_queries.py" in SCRIPTS
+    assert BENCHMARKS / "bench_core.py" in SCRIPTS
+
+
+_RUNS: dict[str, tuple[subprocess.CompletedProcess[str], dict[str, Any]]] = {}
+
+
+def quick_run(
+    script: Path, folder: pytest.TempPathFactory
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """``script --quick --json ...`` (run once per session): the process and its JSON."""
+    if script.name not in _RUNS:
+        out = folder.mktemp(script.stem) / "figures.json"
+        env = dict(os.environ, MPLBACKEND="Agg")
+        done = subprocess.run(
+            [sys.executable, str(script), "--quick", "--json", str(out)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert done.returncode == 0, f"{script.name} exited with {done.returncode}:\n{done.stderr}"
+        _RUNS[script.name] = (done, timing.read_figures(out))
+    return _RUNS[script.name]
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
-def test_benchmark_quick_run_prints_a_table(script: Path) -> None:
-    env = dict(os.environ, MPLBACKEND="Agg")
+def test_benchmark_quick_run_prints_a_table_and_writes_json(
+    script: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    done, data = quick_run(script, tmp_path_factory)
+    assert has_table(done.stdout), f"{script.name} printed no table:\n{done.stdout[-2000:]}"
+    assert data["script"] == script.stem and data["quick"] is True
+    assert Path(data["package"]["path"]).name == "spatialcontact"  # where it was imported from
+    assert data["rows"], f"{script.name} wrote no rows"
+    for kind in ("rows", "reference"):
+        for name, us in data[kind].items():
+            assert us is None or (math.isfinite(us) and us > 0.0), (name, us)
+
+
+def test_bench_core_checks_every_target(tmp_path_factory: pytest.TempPathFactory) -> None:
+    done, data = quick_run(BENCHMARKS / "bench_core.py", tmp_path_factory)
+    assert sorted(data["targets"]) == ["T1", "T2", "T3", "T4", "T5"]
+    targets = done.stdout.split("## Targets", 1)[1]
+    for name, target in data["targets"].items():
+        assert target["verdict"] in ("PASS", "FAIL", "n/a")
+        assert re.search(rf"^\| {name} .*\| {target['verdict']} ", targets, re.MULTILINE), name
+    if data["targets"]["T2"]["verdict"] == "n/a":  # a package without set_poses
+        assert data["rows"]["bulk placement: group.set_poses(P, check=False)"] is None
+    assert (BENCHMARKS / "baseline.json").exists() == ("0.1.0 (baseline) µs" in done.stdout)
+
+
+def test_bench_core_baseline_file_is_a_full_run_at_0_1_0() -> None:
+    data = timing.read_figures(BENCHMARKS / "baseline.json")
+    assert data["script"] == "bench_core" and data["quick"] is False
+    assert data["package"]["version"] == "0.1.0"
+    assert data["rows"]["bulk placement: group.set_poses(P, check=False)"] is None
+
+
+def test_compare_runs_one_script_against_the_baseline() -> None:
+    try:
+        compare.git("rev-parse", "--verify", f"{compare.BASELINE_REF}^{{commit}}")
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip(f"no git repository holding {compare.BASELINE_REF}")
+    before = compare.git("worktree", "list")
     done = subprocess.run(
-        [sys.executable, str(script), "--quick"],
+        [
+            sys.executable,
+            str(BENCHMARKS / "compare.py"),
+            "--quick",
+            "--scripts",
+            "bench_sensors",
+            "--runs",
+            "2",
+        ],
         cwd=ROOT,
-        env=env,
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
-    assert done.returncode == 0, f"{script.name} exited with {done.returncode}:\n{done.stderr}"
-    assert has_table(done.stdout), f"{script.name} printed no table:\n{done.stdout[-2000:]}"
+    assert done.returncode == 0, f"compare.py exited with {done.returncode}:\n{done.stderr}"
+    assert "## bench_sensors (2 old and 2 new runs, alternated)" in done.stdout
+    assert has_table(done.stdout), done.stdout[-2000:]
+    assert "## Summary" in done.stdout
+    assert compare.git("worktree", "list") == before  # the temporary worktree is gone
+
+
+def test_compare_finds_scripts_by_name() -> None:
+    with pytest.raises(SystemExit, match="no benchmark script 'bench_nothing'"):
+        compare.script_paths(["bench_nothing"])
+    assert compare.script_paths(["bench_core.py", "bench_scene"]) == [
+        BENCHMARKS / "bench_core.py",
+        BENCHMARKS / "bench_scene.py",
+    ]

@@ -133,7 +133,7 @@ def test_collision_leaves_skip_disabled_groups_at_any_depth() -> None:
     hidden = sc.CollisionShapeGroup([b], collision=False)
     outer = sc.CollisionShapeGroup([a, sc.CollisionShapeGroup([hidden, c])])
     assert collision_leaves(outer) == (a,)
-    outer[1][0].append(sc.Sphere(2.0))  # inside the disabled group: still skipped
+    hidden.append(sc.Sphere(2.0))  # inside the disabled group: still skipped
     assert collision_leaves(outer) == (a,)
     outer.append(d := sc.Sphere(3.0))
     assert collision_leaves(outer) == (a, d)
@@ -142,13 +142,14 @@ def test_collision_leaves_skip_disabled_groups_at_any_depth() -> None:
 # --------------------------------------------------------------------------- set_poses
 
 
-def _arm() -> sc.CollisionShapeGroup:
-    inner = sc.CollisionShapeGroup([sc.Sphere(0.1, pose=trans(0.0, 1.0))])
-    return sc.CollisionShapeGroup([sc.Sphere(0.1), sc.Capsule(0.1, 0.2), inner])
+def _arm() -> tuple[sc.CollisionShapeGroup, sc.Sphere]:
+    nested = sc.Sphere(0.1, pose=trans(0.0, 1.0))
+    inner = sc.CollisionShapeGroup([nested])
+    return sc.CollisionShapeGroup([sc.Sphere(0.1), sc.Capsule(0.1, 0.2), inner]), nested
 
 
 def test_set_poses_places_every_element() -> None:
-    arm = _arm()
+    arm, nested = _arm()
     arm.T = trans(0.0, 0.0, 1.0)
     poses = np.array([trans(1.0), rot("x", np.pi / 2) @ trans(0.0, 0.0, 2.0), trans(3.0)])
     arm.set_poses(poses)
@@ -156,18 +157,18 @@ def test_set_poses_places_every_element() -> None:
         assert np.array_equal(element.T, T)
         assert not element.T.flags.writeable
     assert np.allclose(arm[0].world_T[:3, 3], [1.0, 0.0, 1.0])
-    assert np.allclose(arm[2][0].world_T[:3, 3], [3.0, 1.0, 1.0])
+    assert np.allclose(nested.world_T[:3, 3], [3.0, 1.0, 1.0])
     # The Coal transforms moved: a probe at the nested sphere's new place touches it.
     assert sc.Sphere(0.05, pose=trans(3.0, 1.0, 1.1)).iscollided(arm)
     capsule_axis = arm[1].world_T[:3, 2]
     assert np.allclose(capsule_axis, [0.0, -1.0, 0.0])
     # Unchecked poses take the same path.
     arm.set_poses(np.array([trans(0.5), trans(0.6), trans(0.7)]), check=False)
-    assert np.allclose(arm[2][0].world_T[:3, 3], [0.7, 1.0, 1.0])
+    assert np.allclose(nested.world_T[:3, 3], [0.7, 1.0, 1.0])
 
 
 def test_set_poses_refuses_bad_poses_and_moves_nothing() -> None:
-    arm = _arm()
+    arm, _ = _arm()
     before = [element.T.copy() for element in arm]
     with pytest.raises(sc.InvalidPoseError, match=r"shape \(3, 4, 4\).*got shape \(2, 4, 4\)"):
         arm.set_poses(np.array([trans(1.0), trans(2.0)]))
@@ -179,7 +180,7 @@ def test_set_poses_refuses_bad_poses_and_moves_nothing() -> None:
 
 
 def test_a_removed_element_keeps_its_batch_pose() -> None:
-    arm = _arm()
+    arm, _ = _arm()
     arm.T = trans(0.0, 0.0, 5.0)
     arm.set_poses(np.array([trans(1.0), trans(2.0), trans(3.0)]), check=False)
     leaf = arm.pop(0)

@@ -27,8 +27,8 @@ from spatialcontact import (
     Sphere,
     UnsupportedPairError,
 )
-from spatialcontact.errors import InvalidShapeError, NotInSceneError, SceneError
-from spatialcontact.scene import _geometry_pairs
+from spatialcontact.errors import InvalidArgumentError, NotInSceneError, SceneError
+from spatialcontact.scene.broadphase import _geometry_pairs
 
 
 def ball(x: float, radius: float = 0.5, y: float = 0.0) -> Sphere:
@@ -163,7 +163,7 @@ def test_removing_an_object_leaves_the_rest_working() -> None:
     assert scene.collisions() == []
     b.T = trans(0.2)  # no longer in the scene: its moves are not followed
     assert not scene.in_collision()
-    assert type(b._moves) is int  # the scene's move counter is taken off the shape
+    assert not b._observers  # the scene no longer watches it
     a.T = trans(1.0)
     assert scene.collisions() == [("a", "c")]
 
@@ -274,14 +274,15 @@ def test_contacts_keep_the_deepest_per_pair_of_leaves() -> None:
 @pytest.mark.parametrize(
     ("value", "error", "message"),
     [
-        (0, InvalidShapeError, "max_contacts_per_pair must be an integer >= 1, got 0"),
+        (0, InvalidArgumentError, "max_contacts_per_pair must be an integer >= 1, got 0"),
         (1.5, ShapeTypeError, "max_contacts_per_pair must be an integer >= 1, got 1.5"),
         (True, ShapeTypeError, "max_contacts_per_pair must be an integer >= 1, got True"),
     ],
 )
 def test_contacts_refuse_a_bad_count(value: Any, error: type[Exception], message: str) -> None:
-    with pytest.raises(error, match=message):
+    with pytest.raises(error, match=message) as info:
         Scene().contacts(max_contacts_per_pair=value)
+    assert type(info.value) is error  # an argument out of range, not a shape's size
 
 
 # ------------------------------------------------------------------- collide, distance
@@ -528,19 +529,64 @@ def test_add_refuses_a_taken_name_a_held_shape_and_a_grouped_shape() -> None:
 def test_a_leaf_cannot_belong_to_two_objects() -> None:
     x = ball(0.0)
     scene = scene_of(x=x)
-    holder = CollisionShapeGroup([x])
+    holder = CollisionShapeGroup([x])  # a group in no scene takes x
+    assert scene.name_of(x) == "x"
     with pytest.raises(SceneError, match="is part of 'x' and of the object being added"):
         scene.add(holder, "g")
     assert scene.names == ("x",)
     del holder[0]
     g = CollisionShapeGroup()
     scene.add(g, "g")
-    g.append(x)  # x is both an object and inside g: refused at the next query
-    for _ in range(2):
-        with pytest.raises(SceneError, match="is part of 'x' and of 'g'"):
-            scene.in_collision()
-    del g[0]
+    with pytest.raises(SceneError, match="is part of 'x' and of 'g'"):
+        g.append(x)  # x would be both an object and inside g: refused at once
+    assert len(g) == 0 and x.scene_parent is None
     assert not scene.in_collision()
+
+
+def test_a_leaf_sharing_a_coal_geometry_is_refused_at_once() -> None:
+    a, twin = ball(0.0), ball(5.0)
+    twin._geometry = a._geometry  # two shapes on one Coal geometry (contacts could not tell)
+    scene = scene_of(a=a)
+    g = CollisionShapeGroup()
+    scene.add(g, "g")
+    with pytest.raises(SceneError, match="shares its Coal geometry with a leaf of 'a'"):
+        g.append(twin)
+    assert len(g) == 0
+    with pytest.raises(SceneError, match="shares its Coal geometry with a leaf of 'a'"):
+        scene.add(twin, "twin")
+    g.append(ball(0.9))
+    assert scene.collisions() == [("a", "g")]  # the scene works on, at every query
+
+
+def test_a_leaf_may_leave_an_object_and_join_another_between_queries() -> None:
+    leaf = ball(0.9)
+    g, h = CollisionShapeGroup([leaf]), CollisionShapeGroup([ball(5.0)])
+    scene = scene_of(h=h, a=ball(0.0), g=g)
+    assert scene.collisions() == [("a", "g")]
+    g.remove(leaf)
+    h.append(leaf)  # h was added first: it takes the leaf before g lets it go
+    assert scene.collisions() == [("h", "a")] and scene.name_of(leaf) == "h"
+    h.remove(leaf)
+    g.append(leaf)  # back where it was, with no query in between
+    h.append(ball(-0.9))  # next to a only
+    assert scene.collisions() == [("h", "a"), ("a", "g")]
+
+
+def test_a_flat_mesh_takes_part_in_a_scene() -> None:
+    # A single triangle in the plane z = 0: its bounding box has no height.
+    flat = Mesh.from_arrays(np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1, 2]]))
+    probe = Sphere(0.1, pose=trans(0.2, 0.2, 0.05))
+    scene = scene_of(flat=flat, probe=probe)
+    for i in range(30):  # enough objects for Coal's tree
+        scene.add(ball(10.0 + 3 * i))
+    assert scene.collisions() == [("flat", "probe")]
+    probe.T = trans(0.2, 0.2, 0.2)
+    assert not scene.in_collision()
+    flat.T = trans(0.0, 0.0, 0.15)
+    assert scene.collisions() == [("flat", "probe")]
+    for i in range(30):  # every object moves at once
+        scene[f"object_{i}"].T = trans(10.0 + 3 * i, 1.0)
+    assert scene.collisions() == [("flat", "probe")]
 
 
 def test_unknown_names_raise_a_key_error_listing_the_valid_names() -> None:
@@ -582,6 +628,27 @@ def test_name_of_and_the_queries_refuse_foreign_or_unusable_shapes() -> None:
         scene.collide(5)  # type: ignore[arg-type]
     with pytest.raises(CollisionDisabledError, match="has collision=False and cannot take"):
         scene.distance(Sphere(1.0, collision=False))
+
+
+def test_a_nested_group_with_collision_off_is_skipped_as_the_group_queries_skip_it() -> None:
+    # The inner ball overlaps the probe by 0.1 m, but sits in a group made with collision=False.
+    hidden = ball(0.0)
+    outer = CollisionShapeGroup([CollisionShapeGroup([hidden], collision=False), ball(5.0)])
+    probe = ball(0.9)
+    scene = scene_of(outer=outer, probe=probe)
+    assert not outer.iscollided(probe)
+    assert scene.collisions() == [] and not scene.in_collision()
+    assert scene.collide(probe) == [] and len(scene.contacts()) == 0
+    assert scene.distance(probe)[:2] == (pytest.approx(3.1), "outer")
+    assert scene.name_of(hidden) == "outer"
+    outer.T = trans(0.1)  # still skipped after a move
+    assert scene.collisions() == []
+    outer.append(ball(0.9, y=0.3))  # a leaf that counts, next to the probe
+    assert (
+        scene.collisions()
+        == [("outer", "probe")]
+        == [(a, b) for a, b in [("outer", "probe")] if outer.iscollided(probe)]
+    )
 
 
 def test_leaves_with_collision_off_inside_a_group_are_ignored() -> None:

@@ -1,16 +1,26 @@
 """Scene queries against brute force over every pair of leaves, on random scenes (hypothesis).
 
 The brute force calls the shape queries (``iscollided``, ``contacts``, ``closest_point``) on
-every pair of leaves of every pair of objects, skipping allowed pairs and, unless the object
-asks for it, the pairs inside one object. Scenes change between queries: objects and leaves
-move, spheres grow, groups gain leaves, objects come and go, pairs are allowed and disallowed.
+every pair of collision leaves (``collision_leaves``) of every pair of objects, skipping the
+pairs of leaves the scene's allowed set covers and, unless the object asks for it, the pairs
+inside one object. Scenes change between queries: objects and leaves move, spheres grow,
+groups gain and lose leaves, objects come and go, pairs of objects, of groups inside them and
+of single leaves are allowed and disallowed. Groups hold nested groups made with
+``collision=False`` (skipped, with all they hold).
+
+Each scene test runs on every way the broadphase has of answering (``PATHS``): its own
+settings, and settings small enough that random scenes of a few objects put bodies at rest in
+Coal's tree, park and settle them, ask the whole tree for its pairs and rebuild it.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -28,6 +38,8 @@ from spatialcontact import (
     Sphere,
     UnsupportedPairError,
 )
+from spatialcontact._base import collision_leaves, leaves_of
+from spatialcontact.scene import broadphase
 
 # Coal has no octree-ellipsoid query: a scene draws its leaves from one of two lists.
 WITH_ELLIPSOID = ("Sphere", "Cuboid", "Cylinder", "Capsule", "Cone", "Ellipsoid", "HalfSpace",
@@ -36,14 +48,36 @@ WITH_OCTREE = ("Sphere", "Cuboid", "Capsule", "HalfSpace", "Mesh", "ConvexHull",
 KIND_SETS = pytest.mark.parametrize(
     "kinds", [WITH_ELLIPSOID, WITH_OCTREE], ids=["with-ellipsoid", "with-octree"]
 )
+PATHS: dict[str, dict[str, Any]] = {
+    "direct": {"SMALL": broadphase.SMALL},  # its own settings: small scenes compare leaves
+    "trees": {"SMALL": 0, "TIER_LIMIT": 1, "SETTLE_SHARE": 1000, "LEFTOVERS": 0},
+    "batches": {"SMALL": 0, "TIER_LIMIT": 3, "SETTLE_SHARE": 1, "LEFTOVERS": 2},
+}
+"""Broadphase settings: "trees" puts every body that stopped back to rest at once and asks the
+whole tree when two move together; "batches" keeps stopped bodies moving a while."""
+ON_EVERY_PATH = pytest.mark.parametrize("path", list(PATHS))
+
+
+@contextmanager
+def broadphase_path(path: str) -> Iterator[None]:
+    with mock.patch.multiple(broadphase, **PATHS[path]):
+        yield
 
 
 def leaves(shape: CollisionShape) -> list[CollisionShape]:
-    return [leaf for leaf in shape._leaves() if leaf.collision]
+    return list(collision_leaves(shape))  # type: ignore[arg-type]
 
 
-def touching(a: CollisionShape, b: CollisionShape) -> bool:
-    return any(la.iscollided(lb) for la in leaves(a) for lb in leaves(b))
+def checked(scene: Scene, p: CollisionShape, q: CollisionShape) -> bool:
+    """True when the leaf pair (p, q) counts: it touches and is not allowed."""
+    return not scene.allowed.covers(p, q) and p.iscollided(q)
+
+
+def touching(a: CollisionShape, b: CollisionShape, scene: Scene | None = None) -> bool:
+    """Whether a pair of leaves of a and b touches (not allowed in ``scene``, when given)."""
+    if scene is None:
+        return any(la.iscollided(lb) for la in leaves(a) for lb in leaves(b))
+    return any(checked(scene, la, lb) for la in leaves(a) for lb in leaves(b))
 
 
 def brute_collisions(scene: Scene, self_checked: set[str]) -> list[tuple[str, str]]:
@@ -52,10 +86,10 @@ def brute_collisions(scene: Scene, self_checked: set[str]) -> list[tuple[str, st
     for i, a in enumerate(names):
         if a in self_checked:
             own = leaves(scene[a])
-            if any(p.iscollided(q) for p, q in itertools.combinations(own, 2)):
+            if any(checked(scene, p, q) for p, q in itertools.combinations(own, 2)):
                 found.append((a, a))
         for b in names[i + 1 :]:
-            if not scene.is_allowed(a, b) and touching(scene[a], scene[b]):
+            if touching(scene[a], scene[b], scene):
                 found.append((a, b))
     return found
 
@@ -71,7 +105,7 @@ def brute_contacts(scene: Scene, pairs: list[tuple[str, str]], k: int) -> list[C
             leaf_pairs = [(p, q) for p in la_all for q in lb_all]
         found: list[Contact] = []
         for p, q in leaf_pairs:
-            if p.iscollided(q):
+            if checked(scene, p, q):
                 found.extend(p.contacts(q, max_contacts=k))
         found.sort(key=lambda c: c.penetration_depth)
         out.extend(found)
@@ -88,6 +122,8 @@ def brute_distance(
             continue
         for p in leaves(probe):
             for q in leaves(scene[name]):
+                if scene.allowed.covers(p, q):
+                    continue
                 d, p1, p2 = p.closest_point(q, inf_dist=math.inf)
                 assert d is not None
                 out.append((d, name, p1, p2))
@@ -97,16 +133,22 @@ def brute_distance(
 
 @st.composite
 def objects(draw: Any, kinds: tuple[str, ...]) -> tuple[CollisionShape, bool]:
-    """A leaf, or a group of 1-3 leaves (sometimes nested), and a self-collision flag."""
+    """A leaf, or a group of 1-3 leaves (sometimes nested, sometimes with a nested group made
+    with collision=False), and a self-collision flag."""
     kind = draw(st.sampled_from(kinds))
     if draw(st.integers(0, 2)) > 0:
         return make_leaf(kind, draw(rigid_poses(reach=3.0))), False
-    inner = [
+    inner: list[CollisionShape] = [
         make_leaf(draw(st.sampled_from(kinds)), draw(rigid_poses(reach=1.0)))
         for _ in range(draw(st.integers(1, 3)))
     ]
     if draw(st.booleans()):
         inner = [CollisionShapeGroup(inner[:1], pose=draw(rigid_poses(reach=0.5))), *inner[1:]]
+    if draw(st.booleans()):
+        ghost = make_leaf(draw(st.sampled_from(kinds)), draw(rigid_poses(reach=0.5)))
+        inner.append(
+            CollisionShapeGroup([ghost], pose=draw(rigid_poses(reach=1.0)), collision=False)
+        )
     group = CollisionShapeGroup(inner, pose=draw(rigid_poses(reach=3.0)))
     return group, draw(st.booleans())
 
@@ -116,9 +158,10 @@ def steps(draw: Any, kinds: tuple[str, ...]) -> tuple[Any, ...]:
     """One change to a scene, with object and leaf indices taken modulo what exists."""
     action = draw(
         st.sampled_from(
-            ["move", "move", "move_leaf", "grow", "append", "add", "remove", "allow", "disallow"]
+            ["move", "move", "move_leaf", "grow", "append", "drop_leaf", "add", "remove",
+             "allow", "disallow", "allow_parts", "disallow_parts"]
         )
-    )
+    )  # fmt: skip
     i, j = draw(st.integers(0, 50)), draw(st.integers(0, 50))
     if action in ("move", "move_leaf"):
         return (action, i, j, draw(rigid_poses(reach=3.0 if action == "move" else 1.0)))
@@ -143,16 +186,25 @@ def apply(scene: Scene, step: tuple[Any, ...], self_checked: set[str]) -> None:
     if action == "move":
         shape.T = step[3]
     elif action == "move_leaf":
-        inner = shape._leaves()
-        if shape is not inner[0] and inner:
+        inner = leaves_of(shape)
+        if inner and shape is not inner[0]:
             inner[step[2] % len(inner)].T = step[3]
     elif action == "grow":
-        for leaf in shape._leaves():
+        for leaf in leaves_of(shape):
             if isinstance(leaf, Sphere):
                 leaf.radius = leaf.radius * 1.5
     elif action == "append":
         if isinstance(shape, CollisionShapeGroup):
             shape.append(step[2])
+    elif action == "drop_leaf":
+        if isinstance(shape, CollisionShapeGroup) and len(shape):
+            del shape[step[2] % len(shape)]
+    elif action in ("allow_parts", "disallow_parts"):
+        # Two shapes anywhere in the scene: leaves or groups, of one object or of two.
+        parts = [p for n in names for p in _nodes(scene[n])]
+        a, b = parts[step[1] % len(parts)], parts[step[2] % len(parts)]
+        if a is not b:
+            (scene.allow if action == "allow_parts" else scene.disallow)(a, b)
     elif action == "remove":
         self_checked.discard(names[step[1] % len(names)])
         scene.remove(names[step[1] % len(names)])
@@ -160,6 +212,15 @@ def apply(scene: Scene, step: tuple[Any, ...], self_checked: set[str]) -> None:
         a, b = names[step[1] % len(names)], names[step[2] % len(names)]
         if a != b:
             (scene.allow if action == "allow" else scene.disallow)(a, b)
+
+
+def _nodes(shape: CollisionShape) -> list[CollisionShape]:
+    """``shape`` and every shape below it (groups and leaves)."""
+    out = [shape]
+    if isinstance(shape, CollisionShapeGroup):
+        for element in shape:
+            out += _nodes(element)
+    return out
 
 
 def check(scene: Scene, self_checked: set[str], probe: CollisionShape) -> None:
@@ -170,12 +231,12 @@ def check(scene: Scene, self_checked: set[str], probe: CollisionShape) -> None:
     assert scene.collide(probe) == [n for n in scene.names if touching(probe, scene[n])]
     # An object of the scene: the others it touches, allowed pairs left out.
     for name in scene.names:
-        others = [
-            n
-            for n in scene.names
-            if n != name and not scene.is_allowed(name, n) and touching(scene[name], scene[n])
-        ]
+        others = [n for n in scene.names if n != name and touching(scene[name], scene[n], scene)]
         assert scene.collide(scene[name]) == others
+        for part in _nodes(scene[name])[1:]:  # a part of an object: its object left out
+            if part.collision:
+                want = [n for n in scene.names if n != name and touching(part, scene[n], scene)]
+                assert scene.collide(part) == want
     try:
         found = scene.contacts()
     except UnsupportedPairError:  # two half-spaces or two octrees touch: no contacts for them
@@ -204,9 +265,17 @@ def check_distance(scene: Scene, probe: CollisionShape) -> None:
         np.testing.assert_allclose(p2, best[3], atol=1e-6)
 
 
+@ON_EVERY_PATH
 @KIND_SETS
 @given(data=st.data())
-def test_queries_equal_brute_force_through_changes(kinds: tuple[str, ...], data: Any) -> None:
+def test_queries_equal_brute_force_through_changes(
+    path: str, kinds: tuple[str, ...], data: Any
+) -> None:
+    with broadphase_path(path):
+        queries_equal_brute_force_through_changes(kinds, data)
+
+
+def queries_equal_brute_force_through_changes(kinds: tuple[str, ...], data: Any) -> None:
     scene = Scene()
     self_checked: set[str] = set()
     for _ in range(data.draw(st.integers(1, 6), label="objects")):
@@ -226,8 +295,14 @@ def test_queries_equal_brute_force_through_changes(kinds: tuple[str, ...], data:
         check_distance(scene, probe)
 
 
+@ON_EVERY_PATH
 @given(data=st.data())
-def test_contacts_equal_brute_force(data: Any) -> None:
+def test_contacts_equal_brute_force(path: str, data: Any) -> None:
+    with broadphase_path(path):
+        contacts_equal_brute_force(data)
+
+
+def contacts_equal_brute_force(data: Any) -> None:
     # No half-space (no contacts between two of them) and no octree (none between two).
     kinds = tuple(k for k in WITH_ELLIPSOID if k != "HalfSpace")
     scene = Scene()
@@ -246,8 +321,14 @@ def test_contacts_equal_brute_force(data: Any) -> None:
     assert list(scene.contacts(k)) == brute_contacts(scene, pairs, k)
 
 
+@ON_EVERY_PATH
 @given(data=st.data())
-def test_distance_equals_brute_force(data: Any) -> None:
+def test_distance_equals_brute_force(path: str, data: Any) -> None:
+    with broadphase_path(path):
+        distance_equals_brute_force(data)
+
+
+def distance_equals_brute_force(data: Any) -> None:
     kinds = tuple(k for k in WITH_ELLIPSOID if k != "HalfSpace")
     scene = Scene()
     for _ in range(data.draw(st.integers(0, 6), label="objects")):

@@ -120,11 +120,11 @@ def thread_entry(a: Any, b: Any, kind: str, make: Any) -> tuple[Any, ...]:
     entry = cache.get(id(b))
     me = threading.get_ident()
     if entry is not None and entry[-1] == me:
-        return entry  # type: ignore[no-any-return]
+        return entry
     if entry is None:
         entry = make(a, b)
         remember(a, b, cache, entry)
-        return entry  # type: ignore[no-any-return]
+        return entry
     key = (kind, id(b), me)
     entry = a._thread_pairs.get(key)
     if entry is None:
@@ -133,4 +133,4 @@ def thread_entry(a: Any, b: Any, kind: str, make: Any) -> tuple[Any, ...]:
             a._thread_pairs.clear()
         a._thread_pairs[key] = entry
         b._cached_by.add(a)
-    return entry  # type: ignore[no-any-return]
+    return entry

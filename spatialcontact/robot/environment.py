@@ -1,0 +1,116 @@
+"""The obstacles of a :class:`~spatialcontact.Scene` as a robot checks against them.
+
+A :class:`SceneView` lists the collision leaves of every object of a scene with their world
+bounding boxes (each leaf's local bounding box, posed), so that a robot can cull its
+link-obstacle pairs in numpy (for one configuration or many at once) before asking Coal about
+the pairs left. It reads the scene
+through its public methods only (``names``, ``len(scene)``, ``scene[name]``) and is rebuilt
+whenever the scene's objects, or anything inside them, changed since it was last read: each
+refresh compares the objects and their revision counters, which every move, resize or change
+of a group's elements raises. The objects are looked up by name again only when the scene's
+``names`` tuple is not the one seen last (a scene builds a new one whenever its objects
+change).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._base import collision_leaves
+from .._validate import describe
+from ..errors import ShapeTypeError
+from ..scene import Scene
+from ..shapes import CollisionShape
+
+__all__ = ["SceneView", "check_scene"]
+
+
+class SceneView:
+    """The obstacle leaves of one scene, with their world bounding boxes.
+
+    Attributes
+    ----------
+    shapes : list of CollisionShape
+        Every collision leaf of the scene's objects, except the robot's own.
+    owners : list of str
+        The name of the object each leaf belongs to.
+    rotations : ndarray, shape (B, 3, 3), world frame
+        Orientation of each leaf's box (the leaf's own).
+    centres : ndarray, shape (B, 3), world frame
+        Centre of each box.
+    half : ndarray, shape (B, 3)
+        Half sides of each box along its own axes (``inf`` for a half-space, whose box is
+        everything).
+    revision : int
+        Rises by one each time the view is rebuilt.
+    """
+
+    def __init__(self) -> None:
+        self._names: tuple[str, ...] | None = None
+        self._objects: list[Any] = []
+        self._revisions: list[int] = []
+        self.shapes: list[CollisionShape] = []
+        self.owners: list[str] = []
+        self.rotations = np.zeros((0, 3, 3))
+        self.centres = np.zeros((0, 3))
+        self.half = np.zeros((0, 3))
+        self.revision = 0
+
+    def refresh(self, scene: Any, own: frozenset[int]) -> None:
+        """Bring the view up to date with ``scene``.
+
+        Parameters
+        ----------
+        scene : Scene
+            The scene to read.
+        own : frozenset of int
+            ``id()`` of the robot's own shapes, left out when the robot is in the scene.
+        """
+        names = scene.names
+        # A scene hands out a new names tuple whenever an object joins or leaves: the same
+        # tuple means the same objects, which are then not looked up again one by one.
+        if names is self._names and len(scene) == len(self._objects):
+            objects = self._objects
+        else:
+            objects = [scene[name] for name in names]
+        revisions = [0 if id(obj) in own else obj._revision for obj in objects]
+        if names == self._names and objects == self._objects and revisions == self._revisions:
+            return
+        shapes: list[CollisionShape] = []
+        owners: list[str] = []
+        for name, obj in zip(names, objects, strict=True):
+            for leaf in collision_leaves(obj):
+                if id(leaf) not in own:
+                    shapes.append(leaf)  # type: ignore[arg-type]
+                    owners.append(name)
+        rotations = np.zeros((len(shapes), 3, 3))
+        centres = np.zeros((len(shapes), 3))
+        half = np.zeros((len(shapes), 3))
+        for i, leaf in enumerate(shapes):
+            rotations[i], centres[i], half[i] = _world_box(leaf)
+        self._names, self._objects, self._revisions = names, objects, revisions
+        self.shapes, self.owners = shapes, owners
+        self.rotations, self.centres, self.half = rotations, centres, half
+        self.revision += 1
+
+
+def _world_box(leaf: CollisionShape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A leaf's local bounding box (its Coal geometry's), posed: rotation, centre and half
+    sides, in the world frame."""
+    geometry = leaf._geometry
+    W = leaf.world_T
+    if not geometry.aabb_radius < 1e100:  # a half-space: unbounded
+        return W[:3, :3], W[:3, 3], np.full(3, math.inf)
+    box = geometry.aabb_local
+    low, high = np.asarray(box.min_), np.asarray(box.max_)
+    return W[:3, :3], W[:3, :3] @ (0.5 * (low + high)) + W[:3, 3], 0.5 * (high - low)
+
+
+def check_scene(scene: Any) -> Scene:
+    """``scene`` if it is a :class:`~spatialcontact.Scene`, else a ShapeTypeError."""
+    if not isinstance(scene, Scene):
+        raise ShapeTypeError(f"scene must be a spatialcontact Scene or None, got {describe(scene)}")
+    return scene

@@ -1,0 +1,176 @@
+"""Motion checks: a motion is free only when proved, and never free where a fine
+discretisation finds a collision."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from spatialcontact import Cuboid, Scene, Sphere, meshes
+from spatialcontact.errors import InvalidArgumentError
+from spatialcontact.robot import RobotModel
+
+FINE = 0.005
+"""Radians: the largest joint step of the discretisation the motion checks are held to."""
+
+
+def trans(x: float, y: float, z: float) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+@pytest.fixture(scope="module")
+def panda() -> RobotModel:
+    folder = meshes.path("panda")
+    return RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
+
+
+@pytest.fixture(scope="module")
+def panda_convex() -> RobotModel:
+    folder = meshes.path("panda")
+    return RobotModel.from_urdf(
+        folder / "panda.urdf", srdf=folder / "panda.srdf", geometry="convex"
+    )
+
+
+@pytest.fixture(scope="module")
+def shelf() -> Scene:
+    scene = Scene()
+    for name, size, xyz in [
+        ("left", [0.3, 0.02, 0.9], [0.6, -0.4, 0.45]),
+        ("right", [0.3, 0.02, 0.9], [0.6, 0.4, 0.45]),
+        ("back", [0.02, 0.8, 0.9], [0.75, 0.0, 0.45]),
+        ("mid", [0.3, 0.8, 0.02], [0.6, 0.0, 0.5]),
+    ]:
+        scene.add(Cuboid(size, pose=trans(*xyz)), name)
+    return scene
+
+
+def discretised_free(
+    robot: RobotModel, q0: np.ndarray, q1: np.ndarray, scene: Scene | None
+) -> bool:
+    steps = max(1, int(np.ceil(np.abs(q1 - q0).max() / FINE)))
+    Q = q0 + np.linspace(0.0, 1.0, steps + 1)[:, None] * (q1 - q0)
+    return not robot.in_collision_many(Q, scene).any()
+
+
+def test_known_free_and_colliding_motions(panda: RobotModel) -> None:
+    ready = panda.states["default"]
+    step = np.zeros(8)
+    step[0] = 0.5
+    assert panda.check_motion(ready - step, ready + step)  # turning about the base, nothing near
+    scene = Scene()
+    T_world_hand = panda.fk(ready)["panda_hand"]
+    scene.add(Sphere(0.03, pose=T_world_hand @ trans(0.0, 0.0, 0.1)), "ball")  # between the fingers
+    assert not panda.in_collision(ready - step, scene)
+    assert not panda.in_collision(ready + step, scene)
+    assert panda.in_collision(ready, scene)
+    assert not panda.check_motion(ready - step, ready + step, scene)  # sweeps through the ball
+    assert panda.check_motion(ready - step, ready - 0.5 * step, scene)
+    # A motion whose end collides is not free; nor one that stays in one place in collision.
+    folded = np.array([0.0, 0.5, 0.0, -3.0, 0.0, 0.3, 0.785, 0.02])
+    assert not panda.check_motion(ready, folded)
+    assert not panda.check_motion(folded, folded)
+    assert panda.check_motion(ready, ready)
+
+
+def test_many_motions_agree_with_single_ones(panda: RobotModel, shelf: Scene) -> None:
+    rng = np.random.default_rng(8)
+    Q0 = panda.sample(12, rng)
+    Q1 = np.clip(Q0 + rng.uniform(-0.6, 0.6, Q0.shape), panda.limits[:, 0], panda.limits[:, 1])
+    Q1[:, -1] = Q0[:, -1]
+    many = panda.check_motions(Q0, Q1, shelf)
+    assert many.shape == (12,) and many.dtype == bool
+    assert many.tolist() == [panda.check_motion(a, b, shelf) for a, b in zip(Q0, Q1, strict=True)]
+    assert 0 < many.sum() < 12
+
+
+def test_motion_errors(panda: RobotModel) -> None:
+    q = panda.neutral
+    with pytest.raises(InvalidArgumentError, match="tolerance must be a finite number > 0"):
+        panda.check_motion(q, q, tolerance=0.0)
+    with pytest.raises(InvalidArgumentError, match="Q0 and Q1 must have the same shape"):
+        panda.check_motions([q, q], [q])
+    with pytest.raises(InvalidArgumentError, match=r"Q1\[0\]: joint 'panda_joint4'"):
+        panda.check_motion(q, np.zeros(8))
+
+
+def test_the_group_is_where_q_says_after_a_motion(panda: RobotModel, shelf: Scene) -> None:
+    ready = panda.states["default"]
+    panda.check_motion(ready, ready + np.append(np.full(7, 0.4), 0.0), shelf)
+    (hand,) = panda.shapes_of("panda_hand")
+    np.testing.assert_allclose(hand.world_T, panda.fk(panda.q)["panda_hand"], atol=1e-12)
+
+
+def motions(max_step: float) -> st.SearchStrategy[tuple[int, np.ndarray]]:
+    """A seed, and each joint's change (radians) up to ``max_step``."""
+    return st.tuples(
+        st.integers(0, 2**31 - 1),
+        st.lists(st.floats(-max_step, max_step), min_size=7, max_size=7).map(np.array),
+    )
+
+
+def motion_from(robot: RobotModel, seed: int, change: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    q0 = robot.sample(1, seed)[0]
+    q1 = q0.copy()
+    q1[:7] = np.clip(q0[:7] + change, robot.limits[:7, 0], robot.limits[:7, 1])
+    return q0, q1
+
+
+@settings(max_examples=25, deadline=None)
+@given(motions(1.0))
+def test_never_free_where_a_fine_discretisation_collides(
+    panda: RobotModel, shelf: Scene, motion: tuple[int, np.ndarray]
+) -> None:
+    q0, q1 = motion_from(panda, *motion)
+    if panda.check_motion(q0, q1, shelf):
+        assert discretised_free(panda, q0, q1, shelf)
+
+
+@settings(max_examples=10, deadline=None)
+@given(motions(1.0))
+def test_self_motions_and_convex_geometry(
+    panda: RobotModel, panda_convex: RobotModel, shelf: Scene, motion: tuple[int, np.ndarray]
+) -> None:
+    q0, q1 = motion_from(panda, *motion)
+    if panda.check_motion(q0, q1):
+        assert discretised_free(panda, q0, q1, None)
+    if panda_convex.check_motion(q0, q1, shelf):
+        assert discretised_free(panda_convex, q0, q1, shelf)
+
+
+def test_attached_objects_are_checked_along_the_motion(panda: RobotModel) -> None:
+    import pickle
+
+    robot: RobotModel = pickle.loads(pickle.dumps(panda))
+    ready = robot.states["default"]
+    robot.attach(Cuboid([0.04, 0.04, 0.3]), "panda_hand", trans(0, 0, 0.3), name="rod")
+    T_world_rod_end = robot.fk(ready)["panda_hand"] @ trans(0.0, 0.0, 0.45)
+    scene = Scene()
+    scene.add(Sphere(0.02, pose=trans(*T_world_rod_end[:3, 3])), "ball")  # the rod's far end
+    step = np.zeros(8)
+    step[0] = 0.4
+    assert robot.in_collision(ready, scene)
+    assert not robot.in_collision(ready + step, scene)
+    assert not robot.check_motion(ready + step, ready - step, scene)
+    assert not discretised_free(robot, ready + step, ready - step, scene)
+
+
+def test_free_motions_from_free_starts(panda: RobotModel, shelf: Scene) -> None:
+    rng = np.random.default_rng(5)
+    starts = panda.sample(200, rng)
+    starts = starts[~panda.in_collision_many(starts, shelf)][:30]
+    free = 0
+    for q0 in starts:
+        change = rng.normal(size=7)
+        q1 = q0.copy()
+        q1[:7] = np.clip(
+            q0[:7] + change / np.abs(change).max(), panda.limits[:7, 0], panda.limits[:7, 1]
+        )
+        if panda.check_motion(q0, q1, shelf):
+            free += 1
+            assert discretised_free(panda, q0, q1, shelf)
+    assert free >= 10  # most 1-radian motions from free starts are proved free

@@ -1,0 +1,299 @@
+"""Loading robots: URDF and SRDF reading, joints, geometry, forward kinematics, errors."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spatialcontact import Cuboid, Cylinder, Mesh, Sphere, meshes
+from spatialcontact.errors import InvalidArgumentError, MeshFileNotFoundError
+from spatialcontact.robot import RobotModel, RobotModelError
+from spatialcontact.robot.kinematics import Kinematics
+from spatialcontact.robot.urdf import read_urdf
+
+LIMIT = '<limit lower="{lo}" upper="{hi}" effort="1" velocity="1"/>'
+
+TWO_LINK = f"""<?xml version="1.0"?>
+<robot name="two">
+  <link name="base"/>
+  <link name="arm">
+    <collision>
+      <origin xyz="0.5 0 0"/>
+      <geometry><box size="1 0.1 0.1"/></geometry>
+    </collision>
+  </link>
+  <link name="slider">
+    <collision><geometry><sphere radius="0.05"/></geometry></collision>
+  </link>
+  <link name="tip"/>
+  <link name="twin">
+    <collision><geometry><cylinder radius="0.02" length="0.1"/></geometry></collision>
+  </link>
+  <link name="wheel"/>
+  <joint name="shoulder" type="revolute">
+    <parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 1"/><axis xyz="0 0 1"/>
+    {LIMIT.format(lo=-3, hi=3)}
+  </joint>
+  <joint name="slide" type="prismatic">
+    <parent link="arm"/><child link="slider"/>
+    <origin xyz="1 0 0"/><axis xyz="1 0 0"/>
+    {LIMIT.format(lo=0, hi=0.5)}
+  </joint>
+  <joint name="fixed_tip" type="fixed">
+    <parent link="slider"/><child link="tip"/>
+    <origin xyz="0 0 0.2" rpy="0 0 1.5707963267948966"/>
+  </joint>
+  <joint name="twin_slide" type="prismatic">
+    <parent link="arm"/><child link="twin"/>
+    <origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>
+    {LIMIT.format(lo=-1, hi=1)}
+    <mimic joint="slide" multiplier="-1" offset="0.1"/>
+  </joint>
+  <joint name="spin" type="continuous">
+    <parent link="tip"/><child link="wheel"/>
+    <axis xyz="1 0 0"/>
+  </joint>
+</robot>
+"""
+
+
+def rot_z(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+
+
+def rot_x(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1]])
+
+
+def trans(x: float, y: float, z: float) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+@pytest.fixture
+def two_link(tmp_path: Path) -> Path:
+    path = tmp_path / "two.urdf"
+    path.write_text(TWO_LINK)
+    return path
+
+
+def test_joints_limits_and_links(two_link: Path) -> None:
+    robot = RobotModel.from_urdf(two_link)
+    assert robot.name == "two"
+    assert robot.joint_names == ("shoulder", "slide", "spin")  # the mimic joint is not in q
+    assert robot.dof == 3
+    assert robot.link_names == ("base", "arm", "slider", "tip", "wheel", "twin")
+    np.testing.assert_array_equal(robot.limits, [[-3, 3], [0, 0.5], [-math.inf, math.inf]])
+    assert not robot.limits.flags.writeable
+    np.testing.assert_array_equal(robot.neutral, [0.0, 0.0, 0.0])
+    box, ball, rod = robot.group.leaves()
+    assert isinstance(box, Cuboid) and isinstance(ball, Sphere) and isinstance(rod, Cylinder)
+    np.testing.assert_array_equal(box.scale, [1.0, 0.1, 0.1])
+    assert ball.radius == 0.05 and (rod.radius, rod.length) == (0.02, 0.1)
+    assert robot.shapes_of("twin") == [rod]
+
+
+def test_fk_against_hand_computed_poses(two_link: Path) -> None:
+    robot = RobotModel.from_urdf(two_link)
+    for theta, d, phi in [(0.0, 0.0, 0.0), (0.7, 0.3, -1.2), (-2.5, 0.5, 3.0)]:
+        poses = robot.fk([theta, d, phi])
+        T_world_arm = trans(0, 0, 1) @ rot_z(theta)
+        T_world_slider = T_world_arm @ trans(1 + d, 0, 0)
+        T_world_tip = T_world_slider @ trans(0, 0, 0.2) @ rot_z(math.pi / 2)
+        T_world_wheel = T_world_tip @ rot_x(phi)
+        T_world_twin = T_world_arm @ trans(0.5, -d + 0.1, 0)  # mimic: -1 * slide + 0.1
+        expected = {
+            "base": np.eye(4),
+            "arm": T_world_arm,
+            "slider": T_world_slider,
+            "tip": T_world_tip,
+            "wheel": T_world_wheel,
+            "twin": T_world_twin,
+        }
+        assert list(poses) == list(robot.link_names)
+        for link, T in expected.items():
+            np.testing.assert_allclose(poses[link], T, atol=1e-12, err_msg=link)
+        many = robot.fk_many([[theta, d, phi], [0.0, 0.0, 0.0]])
+        assert many.shape == (2, 6, 4, 4)
+        np.testing.assert_allclose(many[0], np.array(list(poses.values())), atol=1e-12)
+
+
+def test_fk_follows_the_group_pose(two_link: Path) -> None:
+    robot = RobotModel.from_urdf(two_link)
+    robot.group.T = trans(1, 2, 3)
+    np.testing.assert_allclose(robot.fk([0.0, 0.0, 0.0])["arm"], trans(1, 2, 4), atol=1e-12)
+
+
+def test_set_q_places_the_shapes(two_link: Path) -> None:
+    robot = RobotModel.from_urdf(two_link)
+    robot.set_q([math.pi / 2, 0.25, 0.0])
+    np.testing.assert_array_equal(robot.q, [math.pi / 2, 0.25, 0.0])
+    (box,) = robot.shapes_of("arm")
+    np.testing.assert_allclose(box.world_T[:3, 3], [0.0, 0.5, 1.0], atol=1e-12)
+    (ball,) = robot.shapes_of("slider")
+    np.testing.assert_allclose(ball.world_T[:3, 3], [0.0, 1.25, 1.0], atol=1e-12)
+
+
+def test_single_and_batch_kinematics_agree() -> None:
+    spec = read_urdf(meshes.path("panda") / "panda.urdf")
+    kin = Kinematics(spec)
+    Q = np.random.default_rng(3).uniform(kin.lower, kin.upper, (50, len(kin.dof_names)))
+    many = kin.body_poses_many(Q)
+    for q, T in zip(Q, many, strict=True):
+        single = np.array(kin.body_poses(q.tolist())).reshape(-1, 3, 4)
+        np.testing.assert_allclose(single, T[:, :3], atol=1e-14)
+
+
+def test_panda_and_iiwa_load_with_their_meshes() -> None:
+    panda = RobotModel.from_urdf(meshes.path("panda") / "panda.urdf")
+    assert panda.dof == 8 and panda.joint_names[-1] == "panda_finger_joint1"
+    assert sum(isinstance(s, Mesh) for s in panda.group.leaves()) == 9
+    iiwa = RobotModel.from_urdf(meshes.path("iiwa14") / "lbr_iiwa_14_r820.urdf")
+    assert iiwa.dof == 7 and len(iiwa.group) == 8
+    assert not iiwa.self_collision(iiwa.neutral)
+
+
+def test_without_srdf_adjacent_links_are_skipped() -> None:
+    iiwa = RobotModel.from_urdf(meshes.path("iiwa14") / "lbr_iiwa_14_r820.urdf")
+    pairs = set(iiwa.collision_pairs)
+    assert ("base_link", "link_1") not in pairs and ("link_3", "link_4") not in pairs
+    assert ("base_link", "link_2") in pairs and len(pairs) == 28 - 7
+
+
+def test_srdf_pairs_and_states() -> None:
+    folder = meshes.path("panda")
+    panda = RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
+    assert len(panda.collision_pairs) == 20  # pinocchio's 44 geometry pairs, by link
+    assert ("panda_link0", "panda_hand") in panda.collision_pairs
+    assert ("panda_link6", "panda_link7") not in panda.collision_pairs
+    np.testing.assert_allclose(
+        panda.states["default"],
+        [0.0, -0.785398, 0.0, -2.35619, 0.0, 1.5707, 0.785398, 0.001],
+    )
+
+
+def test_package_and_absolute_mesh_paths(tmp_path: Path) -> None:
+    stl = meshes.path("objects/box.stl")
+    package = tmp_path / "share" / "my_robot" / "meshes"
+    package.mkdir(parents=True)
+    (package / "box.stl").write_bytes(stl.read_bytes())
+    text = """<robot name="r"><link name="a"><collision><geometry>
+        <mesh filename="{}" scale="2 2 2"/></geometry></collision></link></robot>"""
+    urdf = tmp_path / "robot" / "r.urdf"
+    urdf.parent.mkdir()
+    urdf.write_text(text.format("package://my_robot/meshes/box.stl"))
+    robot = RobotModel.from_urdf(urdf, package_dirs=tmp_path / "share")
+    (mesh,) = robot.group.leaves()
+    assert isinstance(mesh, Mesh)
+    np.testing.assert_allclose(mesh.vertices.max(axis=0), [0.5, 0.25, 0.125])  # scaled by 2
+    urdf.write_text(text.format(stl))
+    (absolute,) = RobotModel.from_urdf(urdf).group.leaves()
+    assert isinstance(absolute, Mesh) and absolute.vertices.max() == pytest.approx(0.5)
+    convex = RobotModel.from_urdf(urdf, geometry="convex")
+    assert type(convex.group.leaves()[0]).__name__ == "ConvexHull"
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+def write(tmp_path: Path, text: str, name: str = "r.urdf") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_missing_and_malformed_files(tmp_path: Path) -> None:
+    with pytest.raises(RobotModelError, match=r"URDF '.*nope.urdf': no such file"):
+        RobotModel.from_urdf(tmp_path / "nope.urdf")
+    with pytest.raises(RobotModelError, match="URDF must be a path"):
+        RobotModel.from_urdf(42)
+    with pytest.raises(RobotModelError, match=r"not well-formed XML: .*line 1"):
+        RobotModel.from_urdf(write(tmp_path, "<robot name='r'><link name='a'>"))
+    with pytest.raises(RobotModelError, match="root element must be <robot>, got <model>"):
+        RobotModel.from_urdf(write(tmp_path, "<model/>"))
+    with pytest.raises(RobotModelError, match="cannot be read: KeyError"):
+        RobotModel.from_urdf(write(tmp_path, "<robot name='r'><link/></robot>"))
+    capsule = "<robot name='r'><link name='a'><collision><geometry><capsule radius='1' length='1'/>"
+    with pytest.raises(RobotModelError, match="Unknown tag: capsule"):
+        RobotModel.from_urdf(write(tmp_path, capsule + "</geometry></collision></link></robot>"))
+
+
+def test_bad_joints(tmp_path: Path) -> None:
+    def robot(joint: str) -> str:
+        return f"<robot name='r'><link name='a'/><link name='b'/>{joint}</robot>"
+
+    floating = "<joint name='j' type='floating'><parent link='a'/><child link='b'/></joint>"
+    with pytest.raises(RobotModelError, match="joint 'j': type 'floating' is not supported"):
+        RobotModel.from_urdf(write(tmp_path, robot(floating)))
+    orphan = "<joint name='j' type='fixed'><parent link='a'/><child link='c'/></joint>"
+    with pytest.raises(RobotModelError, match="child link 'c' is not a link of the robot"):
+        RobotModel.from_urdf(write(tmp_path, robot(orphan)))
+    no_limit = "<joint name='j' type='revolute'><parent link='a'/><child link='b'/></joint>"
+    with pytest.raises(RobotModelError, match=r"incomplete: .*<limit>"):
+        RobotModel.from_urdf(write(tmp_path, robot(no_limit)))
+    swapped = (
+        "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>"
+        + LIMIT.format(lo=1, hi=-1)
+        + "</joint>"
+    )
+    with pytest.raises(RobotModelError, match=r"lower <= upper, got lower=1\.0, upper=-1\.0"):
+        RobotModel.from_urdf(write(tmp_path, robot(swapped)))
+    zero = swapped.replace(
+        LIMIT.format(lo=1, hi=-1), "<axis xyz='0 0 0'/>" + LIMIT.format(lo=-1, hi=1)
+    )
+    with pytest.raises(RobotModelError, match="axis must not be zero"):
+        RobotModel.from_urdf(write(tmp_path, robot(zero)))
+    with pytest.raises(RobotModelError, match="one root link, but 2 links"):
+        RobotModel.from_urdf(write(tmp_path, robot("")))
+    mimic = (
+        "<joint name='j' type='prismatic'><parent link='a'/><child link='b'/>"
+        + LIMIT.format(lo=0, hi=1)
+        + "<mimic joint='ghost'/></joint>"
+    )
+    with pytest.raises(RobotModelError, match="the mimicked joint 'ghost' is not a joint"):
+        RobotModel.from_urdf(write(tmp_path, robot(mimic)))
+
+
+def test_missing_mesh_names_the_link_and_paths(tmp_path: Path) -> None:
+    text = """<robot name="r"><link name="hand"><collision><geometry>
+        <mesh filename="package://gone/hand.stl"/></geometry></collision></link></robot>"""
+    with pytest.raises(
+        MeshFileNotFoundError,
+        match=r"link 'hand', collision 0: mesh 'package://gone/hand.stl' not found \(tried",
+    ):
+        RobotModel.from_urdf(write(tmp_path, text))
+    with pytest.raises(RobotModelError, match="mesh scale must be > 0"):
+        RobotModel.from_urdf(write(tmp_path, text.replace('"/>', '" scale="1 -1 1"/>')))
+
+
+def test_bad_srdf(tmp_path: Path, two_link: Path) -> None:
+    with pytest.raises(RobotModelError, match=r"SRDF .* not well-formed XML"):
+        RobotModel.from_urdf(two_link, srdf=write(tmp_path, "<robot", "bad.srdf"))
+    srdf = "<robot name='two'><disable_collisions link1='arm' link2='{}'/></robot>"
+    with pytest.raises(RobotModelError, match="link2 'elbow' is not a link of 'two'; links: 'arm'"):
+        RobotModel.from_urdf(two_link, srdf=write(tmp_path, srdf.format("elbow"), "a.srdf"))
+    missing = "<robot name='two'><disable_collisions link1='arm'/></robot>"
+    with pytest.raises(RobotModelError, match="<disable_collisions> 0 has no link2 attribute"):
+        RobotModel.from_urdf(two_link, srdf=write(tmp_path, missing, "b.srdf"))
+    state = (
+        "<robot name='two'><group_state name='s' group='g'>"
+        "<joint name='twin_slide' value='0'/></group_state></robot>"
+    )
+    with pytest.raises(RobotModelError, match="joint 'twin_slide' is not a degree of freedom"):
+        RobotModel.from_urdf(two_link, srdf=write(tmp_path, state, "c.srdf"))
+    good = RobotModel.from_urdf(two_link, srdf=write(tmp_path, srdf.format("slider"), "d.srdf"))
+    assert ("arm", "slider") not in good.collision_pairs
+
+
+def test_bad_geometry_argument(two_link: Path) -> None:
+    with pytest.raises(
+        InvalidArgumentError, match="geometry must be 'mesh' or 'convex', got 'hull'"
+    ):
+        RobotModel.from_urdf(two_link, geometry="hull")  # type: ignore[arg-type]
