@@ -9,7 +9,10 @@ rough figures). It prints, as Markdown tables, the median microseconds per call 
 2. the same with ``b``'s pose set from a 4x4 array before every call;
 3. ``a.contacts(b)`` next to ``a.iscollided(b)`` and to a raw Coal collide whose deepest contact
    is copied into a Python tuple by hand;
-4. python-fcl and pybullet (DIRECT mode), when they are installed (``pip install .[bench]``),
+4. python-fcl and pybullet (DIRECT mode), when they are installed (``pip install .[bench]``);
+5. ``a.closest_point(b)`` and ``a.contacts(b)`` on the pairs with a closed form, separated and
+   overlapping, next to raw Coal and to the plain-float closed form called alone (what the
+   query would cost if it used the closed form instead of Coal),
 
 then checks the performance targets and prints PASS or FAIL for each. The machine these run on
 is usually shared, so compare the ratios (measured in the same run, interleaved), not the
@@ -19,6 +22,7 @@ absolute times.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import math
 import operator
 import os
@@ -441,10 +445,16 @@ def close(x: Any, y: Any, tol: float) -> bool:
     return bool(np.allclose(np.asarray(x, dtype=float), np.asarray(y, dtype=float), atol=tol))
 
 
-def same_answer(query: str, ours: Any, raw: Any) -> bool:
-    """True when spatialcontact's answer is raw Coal's (up to rounding)."""
+def same_answer(query: str, ours: Any, raw: Any, hollow: bool = False) -> bool:
+    """True when spatialcontact's answer is raw Coal's (up to rounding).
+
+    ``hollow``: an overlapping mesh pair, whose distance is the deepest triangle contact's
+    (docs/conventions-distance.md) where Coal's distance reads 0: only the signs are compared.
+    """
     if query == "iscollided":
         return bool(ours == raw)
+    if hollow:
+        return bool(ours[0] <= 0.0 and raw[0] <= 0.0)
     d, p1, p2 = ours
     rd, r1, r2 = raw
     return close(d, rd, 1e-9) and close(p1, r1, 1e-9) and close(p2, r2, 1e-9)
@@ -508,7 +518,8 @@ def query_rows(
                 if pair.sa is not None:
                     cases["sg"] = (POSE_SG if set_pose else "") + SG[query]
                 answers = {k: evaluate(v, ns) for k, v in cases.items()}
-                if not same_answer(query, answers["ours"], answers["raw"]):
+                hollow = pair.kind.name == "mesh" and state == "overlapping"
+                if not same_answer(query, answers["ours"], answers["raw"], hollow):
                     report.errors.append(
                         f"{where}: spatialcontact {answers['ours']!r} != raw Coal "
                         f"{answers['raw']!r}"
@@ -692,6 +703,135 @@ def contact_rows(settings: Settings, report: Report) -> list[Row]:
     return rows
 
 
+FORM_HEADERS = [
+    "pair",
+    "state",
+    "query",
+    "spatialcontact µs",
+    "raw Coal µs",
+    "closed form alone µs",
+    "sc / raw",
+    "form / sc",
+    "overlap answer",
+]
+
+FORM_SHAPES: dict[str, Callable[[np.ndarray], sc.CollisionShape]] = {
+    "sphere": lambda T: sc.Sphere(0.5, pose=T),
+    "box": lambda T: sc.Cuboid([1.0, 0.8, 0.6], pose=T),
+    "capsule": lambda T: sc.Capsule(0.3, 1.0, pose=T),
+    "cylinder": lambda T: sc.Cylinder(0.3, 1.0, pose=T),
+    "halfspace": lambda T: sc.HalfSpace([0.0, 0.0, 1.0], 0.0, pose=T),
+}
+FORM_PAIRS = [
+    "sphere/sphere",
+    "sphere/box",
+    "sphere/capsule",
+    "capsule/capsule",
+    "sphere/cylinder",
+    "sphere/halfspace",
+    "capsule/halfspace",
+    "box/halfspace",
+    "cylinder/halfspace",
+]
+"""The pairs with a closed form (``spatialcontact._closed_form_scalar``)."""
+FORM_OVERLAP = {"sphere/capsule", "capsule/capsule", "sphere/cylinder"}
+"""Those whose overlaps the package answers with the closed form (Coal is wrong there)."""
+
+
+def _form_poses(pair: str) -> dict[str, np.ndarray]:
+    """The second shape's pose per state: turned about x and y, apart or overlapping."""
+    turn = np.eye(4)
+    (cx, sx), (cy, sy) = (math.cos(0.5), math.sin(0.5)), (math.cos(0.3), math.sin(0.3))
+    turn[:3, :3] = np.array([[1, 0, 0], [0, cx, -sx], [0, sx, cx]]) @ np.array(
+        [[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]]
+    )
+    out = {}
+    for state, (x, z) in {"separated": (1.8, -1.5), "overlapping": (0.5, 0.1)}.items():
+        T = turn.copy()
+        T[:3, 3] = (0.0, 0.0, z) if pair.endswith("halfspace") else (x, 0.1, 0.05)
+        out[state] = T
+    return out
+
+
+def form_rows(settings: Settings, report: Report) -> list[Row]:
+    """Section 5: the closed-form pairs, with the plain-float closed form timed alone."""
+    scalar: Any
+    try:
+        scalar = importlib.import_module("spatialcontact._closed_form_scalar")
+    except ImportError:  # an older package (compare.py): its rows are then missing
+        scalar = None
+    rows = []
+    for pair in FORM_PAIRS:
+        first, second = pair.split("/")
+        for state, T in _form_poses(pair).items():
+            a, b = FORM_SHAPES[first](np.eye(4)), FORM_SHAPES[second](T)
+            g1, g2 = a._geometry, b._geometry
+            form = None if scalar is None else scalar.pair_form(a, b)
+            qd = coal.DistanceRequest()
+            qd.enable_signed_distance = True
+            ns: dict[str, Any] = {
+                "a": a,
+                "b": b,
+                "form": form,
+                "t1": a._tf,
+                "t2": b._tf,
+                "fd": coal.ComputeDistance(g1, g2),
+                "qd": qd,
+                "rd": coal.DistanceResult(),
+                "_keep": (g1, g2),
+            }
+            cases = {
+                "closest_point": "a.closest_point(b, 10.0)",
+                "contacts": "a.contacts(b)",
+                "raw": RAW["closest_point"],
+            }
+            if form is not None:
+                cases["form"] = "form(t1, t2)"
+            d = a.closest_point(b, 10.0)[0]
+            assert d is not None  # the cut-off is far beyond these placements
+            raw_d = evaluate(RAW["closest_point"], ns)[0]
+            agreed = "Coal (kept)"
+            if form is not None:
+                exact = form(a._tf, b._tf)[0]
+                if abs(d - exact) > 1e-9:
+                    report.errors.append(f"{pair} {state}: d = {d!r}, closed form {exact!r}")
+                if abs(raw_d - exact) > 1e-9:
+                    agreed = f"closed form (Coal {raw_d - exact:+.3g} m off)"
+                elif pair in FORM_OVERLAP and state == "overlapping":
+                    agreed = "closed form"
+            if state == "separated":
+                agreed = "-"
+            samples, us = measure(cases, ns, settings)
+            raw_name = f"{pair} {state} closed-form pairs: raw Coal"
+            report.figures.add(raw_name, us["raw"], reference=True)
+            for query in ("closest_point", "contacts"):
+                name = f"{pair} {state} closed-form pairs: {query}"
+                report.figures.add(name, us[query])
+                report.figures.relate(name, raw_name, paired_ratio(samples[query], samples["raw"]))
+            report.figures.add(f"{pair} {state} closed-form pairs: form alone", us.get("form"))
+            for query in ("closest_point", "contacts"):
+                rows.append(
+                    Row(
+                        [
+                            pair,
+                            state,
+                            query,
+                            fmt_us(us[query]),
+                            fmt_us(us["raw"]) if query == "closest_point" else "",
+                            fmt_us(us.get("form")) if query == "closest_point" else "",
+                            fmt_ratio(paired_ratio(samples[query], samples["raw"]))
+                            if query == "closest_point"
+                            else "",
+                            fmt_ratio(paired_ratio(samples.get("form"), samples[query]))
+                            if query == "closest_point"
+                            else "",
+                            agreed if query == "closest_point" else "",
+                        ]
+                    )
+                )
+    return rows
+
+
 PEER_HEADERS = [
     "pair",
     "state",
@@ -818,6 +958,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             PEER_HEADERS,
             peer_rows(pairs, settings, report),
         )
+    section(
+        "## 5. Closed-form pairs (`a.closest_point(b)`, `a.contacts(b)`; the closed form alone: "
+        "`form(tf_a, tf_b)` from `_closed_form_scalar.pair_form`)",
+        FORM_HEADERS,
+        form_rows(settings, report),
+    )
     print("\n## Targets\n")
     print(report.summary())
     print(

@@ -1,19 +1,24 @@
 """Contact sensors on a box that drops onto a table, slides and hits a wall.
 
-Run it with ``python examples/sensors_demo.py``. The poses are scripted (there is no physics):
-the box hangs in the air, lands 5 mm deep in the table, slides along x, presses 10 mm into the
-wall, then is lifted away. Three sensors watch it through one SensorHub, with penalty forces
-(a spring of 20 kN/m: 5 mm of overlap pushes with 100 N):
+Run it with ``python examples/sensors_demo.py [PICTURE.png]``. The poses are scripted (there
+is no physics): the box hangs in the air, lands 5 mm deep in the table, slides along x, presses
+10 mm into the wall, then is lifted away. Three sensors watch it through one SensorHub, with
+penalty forces (a spring of 20 kN/m: 5 mm of overlap pushes with 100 N):
 
 - an ObjectContactSensor on the box (IR-SIM's readings: in_contact, partners, force, timers);
 - a MatrixContactSensor with the box as sensing object and the table and wall as counterparts
   (Newton's total_force and force_matrix);
 - a NamedContactSensor on the box updating at 10 Hz (Gazebo's throttled messages).
 
-It prints the readings every 0.2 s and saves ``sensors_demo.png`` in the current directory:
-the force on the box, its contact and air timers over time, and the drawing of the contacts
-at the moment the box presses into the wall.
+It prints the readings every 0.2 s and saves a picture to the path given (or to a temporary
+folder; the script prints where): the force on the box, its contact and air timers over time,
+and a 3D drawing of the table, the wall and the box with the contacts and their forces at the
+moment the box presses into the wall.
 """
+
+import sys
+import tempfile
+from pathlib import Path
 
 import matplotlib
 
@@ -24,6 +29,7 @@ import numpy as np
 from spatialmath import SE3
 
 import spatialcontact as sc
+from spatialcontact.plot import plot
 from spatialcontact.sensors import (
     MatrixContactSensor,
     NamedContactSensor,
@@ -37,9 +43,9 @@ HALF = 0.2  # half side of the box, metres
 
 # The table's top is z = 0; the wall's face is x = 1.5.
 scene = sc.Scene()
-table = sc.Cuboid([4.0, 2.0, 0.2], pose=SE3(0, 0, -0.1))
-wall = sc.Cuboid([0.2, 2.0, 1.0], pose=SE3(1.6, 0, 0.5))
-box = sc.Cuboid([2 * HALF] * 3, pose=SE3(-1.4, 0, 0.6))
+table = sc.Cuboid([4.0, 2.0, 0.2], pose=SE3(0, 0, -0.1), color="tan")
+wall = sc.Cuboid([0.2, 2.0, 1.0], pose=SE3(1.6, 0, 0.5), color="lightgray")
+box = sc.Cuboid([2 * HALF] * 3, pose=SE3(-1.4, 0, 0.6), color="steelblue")
 for shape, name in ((table, "table"), (wall, "wall"), (box, "box")):
     scene.add(shape, name)
 
@@ -54,6 +60,17 @@ def box_position(t: float) -> tuple[float, float]:
     if t < 1.8:
         return 1.31, resting  # face at 1.51: 10 mm into the wall
     return 1.0, 0.6  # lifted off
+
+
+VIEW_LOW, VIEW_HIGH = np.array([0.9, -0.4, -0.2]), np.array([1.7, 0.4, 0.6])  # 3D panel region
+
+
+def cropped(shape: sc.Cuboid) -> sc.Cuboid:
+    """The part of an unrotated box inside the 3D panel's region, for drawing only."""
+    centre, half = shape.T[:3, 3], np.asarray(shape.scale) / 2
+    low = np.maximum(centre - half, VIEW_LOW)
+    high = np.minimum(centre + half, VIEW_HIGH)
+    return sc.Cuboid(high - low, pose=SE3.Trans(*(low + high) / 2), color=shape.color)
 
 
 on_box = ObjectContactSensor(box, force_scale=0.002, name="box")
@@ -84,7 +101,10 @@ for step in range(120):
     if on_box.started or on_box.ended:
         events.append(f"{hub.time:.2f} s: contact {'started' if on_box.started else 'ended'}")
     if not drawn and len(on_box.partners) == 2:  # first step against table and wall
-        on_box.plot(snapshot)
+        # The shapes where they are now, cut to the region around the box for a closer look.
+        plot(*(cropped(s) for s in (table, wall, box)), ax=snapshot, alpha=0.35)
+        on_box.plot(snapshot)  # the contacts, force lines along the normals
+        snapshot.set_title(f"at {hub.time:.2f} s: on the table, against the wall", fontsize=10)
         drawn = True
     if step % 10 == 9:
         names = ", ".join(scene.name_of(p) for p in on_box.partners) or "-"
@@ -119,7 +139,8 @@ ax_x.plot(times, positions[:, 0], label="x")
 ax_x.plot(times, positions[:, 1], label="z")
 ax_x.set(xlabel="time (s)", ylabel="box centre (m)", title="scripted poses")
 ax_x.legend()
-snapshot.set(xlim=(0.9, 1.7), ylim=(-0.4, 0.4), zlim=(-0.2, 0.6), title="contacts at the wall")
+snapshot.view_init(elev=25, azim=-70)
 figure.tight_layout()
-figure.savefig("sensors_demo.png", dpi=80)
-print("saved sensors_demo.png")
+path = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp()) / "sensors_demo.png"
+figure.savefig(path, dpi=80)
+print(f"picture: {path}")

@@ -104,7 +104,7 @@ class ShapeBase:
                 T = self._T = self._parent._batch[self._slot]
             else:
                 T = self._T = np.array(values).reshape(4, 4)
-                T.flags.writeable = False
+                T.setflags(write=False)
         return T
 
     @T.setter

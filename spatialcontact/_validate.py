@@ -102,6 +102,11 @@ def describe(value: Any) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
+def a_or_an(word: str) -> str:
+    """``word`` after its indefinite article: ``"a Sphere"``, ``"an OcTree"``."""
+    return f"an {word}" if word[:1].lower() in "aeiou" else f"a {word}"
+
+
 # ---------------------------------------------------------------------------- numbers
 
 

@@ -8,6 +8,9 @@ allowing two adjacent links (two leaves of one group) skips that pair only, as t
 
 "Below" follows the groups that hold a shape (``scene_parent``), at the time of the query:
 a leaf moved into an allowed group is allowed with it from then on.
+
+Changes hold the library's lock (``spatialcontact._coal.state.LOCK``), as scene queries do,
+so one thread may allow pairs while another queries a scene.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ._base import ShapeBase
+from ._coal import state as _state
 from ._validate import describe
 from .errors import SceneError, ShapeTypeError
 
@@ -82,12 +86,13 @@ class AllowedCollisions:
         """
         a, b = self._pair(a, b)
         key = frozenset((a, b))
-        if key in self._entries:
-            return
-        self._entries[key] = (a, b)
-        self._partners.setdefault(a, set()).add(b)
-        self._partners.setdefault(b, set()).add(a)
-        self._revision += 1
+        with _state.LOCK:
+            if key in self._entries:
+                return
+            self._entries[key] = (a, b)
+            self._partners.setdefault(a, set()).add(b)
+            self._partners.setdefault(b, set()).add(a)
+            self._revision += 1
 
     def disallow(self, a: ShapeBase, b: ShapeBase) -> None:
         """Take the entry ``(a, b)`` out (nothing when there is none).
@@ -103,14 +108,15 @@ class AllowedCollisions:
             ``a`` and ``b`` are the same shape.
         """
         a, b = self._pair(a, b)
-        if self._entries.pop(frozenset((a, b)), None) is None:
-            return
-        for one, other in ((a, b), (b, a)):
-            partners = self._partners[one]
-            partners.discard(other)
-            if not partners:
-                del self._partners[one]
-        self._revision += 1
+        with _state.LOCK:
+            if self._entries.pop(frozenset((a, b)), None) is None:
+                return
+            for one, other in ((a, b), (b, a)):
+                partners = self._partners[one]
+                partners.discard(other)
+                if not partners:
+                    del self._partners[one]
+            self._revision += 1
 
     def covers(self, a: ShapeBase, b: ShapeBase) -> bool:
         """True when an entry pairs ``a`` or a group above it with ``b`` or a group above it.
@@ -130,23 +136,24 @@ class AllowedCollisions:
 
     def discard(self, predicate: Callable[[ShapeBase], bool]) -> None:
         """Take out every entry with a shape for which ``predicate`` is true."""
-        doomed = [
-            pair for pair in self._entries.values() if predicate(pair[0]) or predicate(pair[1])
-        ]
-        for a, b in doomed:
-            self.disallow(a, b)
+        with _state.LOCK:
+            doomed = [(a, b) for a, b in self._entries.values() if predicate(a) or predicate(b)]
+            for a, b in doomed:
+                self.disallow(a, b)
 
     def clear(self) -> None:
         """Take out every entry."""
-        if self._entries:
-            self._entries.clear()
-            self._partners.clear()
-            self._revision += 1
+        with _state.LOCK:
+            if self._entries:
+                self._entries.clear()
+                self._partners.clear()
+                self._revision += 1
 
     @property
     def pairs(self) -> list[tuple[ShapeBase, ShapeBase]]:
         """list of (shape, shape): the entries, in the order they were allowed."""
-        return list(self._entries.values())
+        with _state.LOCK:
+            return list(self._entries.values())
 
     def __contains__(self, pair: object) -> bool:
         """True for a pair ``(a, b)`` (either order) that is an entry."""

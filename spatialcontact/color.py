@@ -33,8 +33,13 @@ def parse_color(value: Any, name: str = "color") -> tuple[float, float, float, f
     if value is None:
         return DEFAULT_COLOR
     if isinstance(value, str):
-        from matplotlib import colors
-
+        try:
+            from matplotlib import colors
+        except ImportError:
+            raise InvalidShapeError(
+                f"{name} {value!r} is a colour name, which needs matplotlib (pip install "
+                "'spatialcontact[plot]'); give 3-4 numbers instead"
+            ) from None
         try:
             r, g, b, a = colors.to_rgba(value)
         except ValueError:

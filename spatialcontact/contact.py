@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from ._base import ShapeBase
+from ._coal import quirks
 from ._validate import describe, finite_real, numbers
 from .errors import InvalidShapeError, ShapeTypeError
 
@@ -44,25 +45,6 @@ def _check_array(value: Any, shape: tuple[int, ...], name: str) -> np.ndarray:
             f"{name} must be finite numbers of shape {shape}, got {describe(value)}"
         )
     return _frozen(out)
-
-
-def _mend_witnesses(data: np.ndarray, depth: float) -> None:
-    """Make the witness points in ``data`` ([normal, p1, p2, pos], shape (12,)) satisfy
-    ``p2 - p1 == depth * normal``, placing them half the depth either side of ``pos`` along the
-    normal when they do not.
-
-    Coal 3.0.3 gives two overlapping triangles a single point as both witness points.
-    """
-    nx, ny, nz, x1, y1, z1, x2, y2, z2 = data[:9].tolist()
-    tolerance = 1e-9 + 1e-6 * abs(depth)
-    if (
-        abs(x2 - x1 - depth * nx) > tolerance
-        or abs(y2 - y1 - depth * ny) > tolerance
-        or abs(z2 - z1 - depth * nz) > tolerance
-    ):
-        half = 0.5 * depth * data[0:3]
-        data[3:6] = data[9:12] - half
-        data[6:9] = data[9:12] + half
 
 
 class _Record:
@@ -171,6 +153,31 @@ class Contact(_Record):
         _set(self, "_arrays", arrays)
 
     @classmethod
+    def _from_answer(
+        cls,
+        o1: CollisionShape,
+        o2: CollisionShape,
+        depth: float,
+        p1: Sequence[float],
+        p2: Sequence[float],
+        normal: Sequence[float],
+    ) -> Contact:
+        """A record of a primitive pair's contact computed here (a closed form): ``p1`` on
+        ``o1``, ``p2`` on ``o2``, ``normal`` unit from ``o1`` to ``o2``, world frame, not
+        checked; ``pos`` is their midpoint."""
+        self = _new(cls)
+        _set(self, "o1", o1)
+        _set(self, "o2", o2)
+        _set(self, "b1", -1)
+        _set(self, "b2", -1)
+        _set(self, "penetration_depth", float(depth))
+        _set(self, "_coal", None)
+        points = np.array((p1, p2), dtype=np.float64)
+        pos = 0.5 * (points[0] + points[1])
+        _set(self, "_arrays", (_frozen(np.array(normal)), _frozen(points), _frozen(pos)))
+        return self
+
+    @classmethod
     def _from_coal(
         cls, c: Any, o1: CollisionShape, o2: CollisionShape, b1: int | None = None
     ) -> Contact:
@@ -193,7 +200,7 @@ class Contact(_Record):
             # One read-only buffer [normal, p1, p2, pos]; the fields are views of it.
             data = np.concatenate((c.normal, c.getNearestPoint1(), c.getNearestPoint2(), c.pos))
             if self.b1 != -1 or self.b2 != -1:
-                _mend_witnesses(data, self.penetration_depth)
+                quirks.mend_witnesses(data, self.penetration_depth)
             data.setflags(write=False)
             arrays = (data[0:3], data[3:9].reshape(2, 3), data[9:12])
             _set(self, "_arrays", arrays)

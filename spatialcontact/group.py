@@ -17,7 +17,7 @@ from .shapes import CollisionShape
 __all__ = ["CollisionShapeGroup"]
 
 
-_EYE4 = np.eye(4)
+_EYE4_BYTES = np.eye(4).tobytes()
 
 
 class _Plan:
@@ -120,7 +120,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             self, pose=pose, name=name, collision=collision, color=color, base=base
         )
         self._world = self.T
-        self._identity = self._world if np.array_equal(self._world, _EYE4) else None
+        self._identity = self._world if self._world.tobytes() == _EYE4_BYTES else None
         if initlist is not None:
             self.extend(initlist)
 
@@ -137,10 +137,10 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         One matrix product places every leaf at any depth (see :class:`_Plan`); no recursion,
         so a deep nesting never leaves the group half-moved.
         """
-        world = np.array(world, dtype=np.float64)
-        world.flags.writeable = False
+        world = world.copy()  # float64: the callers give checked poses or their products
+        world.setflags(write=False)
         self._world = world
-        self._identity = world if np.array_equal(world, _EYE4) else None
+        self._identity = world if world.tobytes() == _EYE4_BYTES else None
         self._revision += 1
         plan = self._plan
         if plan is None:
@@ -152,7 +152,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             tf.setTransform(R, t)
         for group, i in plan.groups:
             inner = plan.world[:, 4 * i : 4 * i + 4].copy()
-            inner.flags.writeable = False
+            inner.setflags(write=False)
             group._world = inner
         for node in plan.observed:
             node._notify(False)
@@ -206,37 +206,41 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             )
         if check and not all(_pose._rigid_values(T) for T in P):
             _pose.as_poses(P, "poses")  # raises, naming the first bad pose
-        P.flags.writeable = False
-        buffer, slots = self._slots()
+        P.setflags(write=False)
+        buffer, leaves, groups = self._slots()
         if self._identity is self._world:
             np.copyto(buffer, P)
         else:
             np.matmul(self._world, P, out=buffer)
         self._batch = P  # each element's T is its row, read when asked for (ShapeBase.T)
-        for element, tf, R, t, world in slots:
+        for element, tf, R, t in leaves:
             element._T = element._T_values = None
-            if tf is None:
-                element._place(world)
-            else:
-                tf.setTransform(R, t)
-                element._revision += 1
-                if element._observers:
-                    element._notify(False)
+            tf.setTransform(R, t)
+            element._revision += 1
+            if element._observers:
+                element._notify(False)
+        for element, world in groups:
+            element._T = element._T_values = None
+            element._place(world)
         self._touch(False)
 
-    def _slots(self) -> tuple[np.ndarray, list[tuple[Any, Any, Any, Any, Any]]]:
-        """A buffer (n, 4, 4) for the world poses of the elements, with per element the Coal
-        transform (None for a group) and views of its rows; kept until the elements change."""
+    def _slots(self) -> tuple[np.ndarray, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """A buffer (n, 4, 4) for the world poses of the elements; per leaf element its Coal
+        transform and views of its rotation and translation there, per group element its row;
+        kept until the elements change."""
         cached = self._slot_cache
         if cached is None or cached[0] != self._contents:
             buffer = np.empty((len(self._elements), 4, 4))
-            slots = []
+            leaves: list[tuple[Any, ...]] = []
+            groups: list[tuple[Any, ...]] = []
             for i, element in enumerate(self._elements):
                 element._slot = i
-                tf = None if element._is_group else element._tf
-                slots.append((element, tf, buffer[i, :3, :3], buffer[i, :3, 3], buffer[i]))
-            cached = self._slot_cache = (self._contents, buffer, slots)
-        return cached[1], cached[2]
+                if element._is_group:
+                    groups.append((element, buffer[i]))
+                else:
+                    leaves.append((element, element._tf, buffer[i, :3, :3], buffer[i, :3, 3]))
+            cached = self._slot_cache = (self._contents, buffer, leaves, groups)
+        return cached[1], cached[2], cached[3]
 
     def _elements_of(self) -> tuple[CollisionShape, ...]:
         return tuple(self._elements)

@@ -18,6 +18,7 @@ from typing import Any
 import coal
 import numpy as np
 
+from ._coal import quirks
 from ._validate import (
     MAX_COORDINATE,
     MAX_SIZE,
@@ -74,11 +75,7 @@ def _faces(value: Any, n_vertices: int) -> np.ndarray:
 
 
 def _check_area(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
-    """``faces`` without its triangles of exactly zero area (read-only).
-
-    Coal measures a sphere against a mesh holding even one such triangle as overlapping by its
-    whole radius, wherever the sphere is; they carry no surface, so they are dropped.
-    """
+    """``faces`` without its triangles of exactly zero area (read-only; quirks.has_area)."""
     v = vertices[faces]
     doubled = np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
     size = float(np.ptp(vertices, axis=0).max())
@@ -86,9 +83,10 @@ def _check_area(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
         raise InvalidMeshError(
             f"all {len(faces)} triangles have zero area: the mesh has no surface"
         )
-    if np.all(doubled > 0.0):
+    kept_rows = quirks.has_area(vertices, faces)
+    if np.all(kept_rows):
         return faces
-    kept = faces[doubled > 0.0]
+    kept = faces[kept_rows]
     kept.flags.writeable = False
     return kept
 
@@ -224,8 +222,8 @@ class Mesh(CollisionShape):
         [1e-5, 1e6] m and its vertices lie within ±1e6 m on each axis.
     y_up : bool
         True when the file was authored with +Y up: it is turned to +Z up on loading.
-    **kwargs
-        ``pose``, ``color``, ``name``, ``collision``, ``base``: see :class:`CollisionShape`.
+    pose, color, name, collision, base
+        See :class:`CollisionShape`.
 
     Attributes
     ----------
@@ -240,7 +238,16 @@ class Mesh(CollisionShape):
     _size_params = ("scale",)
 
     def __init__(
-        self, filename: Any = None, scale: Any = (1.0, 1.0, 1.0), y_up: bool = False, **kwargs: Any
+        self,
+        filename: Any = None,
+        scale: Any = (1.0, 1.0, 1.0),
+        y_up: bool = False,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
     ) -> None:
         if filename is None:
             raise MeshFileError(
@@ -249,7 +256,13 @@ class Mesh(CollisionShape):
             )
         vertices, faces = _load_file(filename)
         self._filename: str | None = os.fspath(filename)
-        self._setup(vertices, faces, scale, y_up, kwargs)
+        self._setup(
+            vertices,
+            faces,
+            scale,
+            y_up,
+            {"pose": pose, "color": color, "name": name, "collision": collision, "base": base},
+        )
 
     def _setup(
         self, vertices: Any, faces: Any, scale: Any, y_up: Any, kwargs: dict[str, Any]
@@ -271,16 +284,41 @@ class Mesh(CollisionShape):
 
     @classmethod
     def from_arrays(
-        cls, vertices: Any, faces: Any, scale: Any = (1.0, 1.0, 1.0), **kwargs: Any
+        cls,
+        vertices: Any,
+        faces: Any,
+        scale: Any = (1.0, 1.0, 1.0),
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
     ) -> Mesh:
         """A mesh from vertices (n, 3) and triangle indices (m, 3), in the shape frame."""
         mesh = cls.__new__(cls)
         mesh._filename = None
-        mesh._setup(vertices, faces, scale, False, kwargs)
+        mesh._setup(
+            vertices,
+            faces,
+            scale,
+            False,
+            {"pose": pose, "color": color, "name": name, "collision": collision, "base": base},
+        )
         return mesh
 
     @classmethod
-    def from_trimesh(cls, mesh: Any, scale: Any = (1.0, 1.0, 1.0), **kwargs: Any) -> Mesh:
+    def from_trimesh(
+        cls,
+        mesh: Any,
+        scale: Any = (1.0, 1.0, 1.0),
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> Mesh:
         """A mesh from a ``trimesh.Trimesh`` (its vertices and faces are copied)."""
         vertices = getattr(mesh, "vertices", None)
         faces = getattr(mesh, "faces", None)
@@ -288,7 +326,16 @@ class Mesh(CollisionShape):
             raise InvalidMeshError(
                 f"mesh must be a trimesh.Trimesh (with vertices and faces), got {describe(mesh)}"
             )
-        return cls.from_arrays(vertices, faces, scale, **kwargs)
+        return cls.from_arrays(
+            vertices,
+            faces,
+            scale,
+            pose=pose,
+            color=color,
+            name=name,
+            collision=collision,
+            base=base,
+        )
 
     @property
     def filename(self) -> str | None:
@@ -411,16 +458,25 @@ class ConvexHull(CollisionShape):
     points : array_like, shape (n, 3)
         Points in the shape frame, within ±1e6 m on each axis; at least 4 of them not
         coplanar. The hull must span [1e-5, 1e6] m and be thicker than 1e-6 of its extent.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "convex_hull"
     _size_params = ("points",)
 
-    def __init__(self, points: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        points: Any,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         self._points = self._checked(points)
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @staticmethod
@@ -461,7 +517,7 @@ class OcTree(CollisionShape):
         (octomap's 16-bit keys; it would drop other points without a word).
     resolution : float
         Side of the smallest cell, in metres, in [1e-5, 1e6].
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
 
     Notes
@@ -474,14 +530,24 @@ class OcTree(CollisionShape):
     stype = "octree"
     _size_params = ("points", "resolution")
 
-    def __init__(self, points: Any, resolution: float, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        points: Any,
+        resolution: float,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         cloud = checked_points(points, "points", 1)
         step = size(resolution, "resolution")
         _check_reach(cloud, step, "points")
         self._points = cloud
         self._resolution = step
         self._cells: tuple[Any, np.ndarray] | None = None
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @property
@@ -531,14 +597,6 @@ class OcTree(CollisionShape):
         state = super().__getstate__()
         state["_cells"] = None
         return state
-
-    def _cell_at(self, point: np.ndarray) -> int:
-        """Row of :attr:`cells` holding the world point ``point`` (the nearest cell when a
-        point on a shared face or rounding leaves it in none)."""
-        cells = self.cells
-        local = self._tf.inverse().transform(point)
-        excess = np.abs(cells[:, :3] - local).max(axis=1) - 0.5 * cells[:, 3]
-        return int(np.argmin(excess))
 
     def _params_repr(self) -> list[str]:
         return [f"points=<{len(self._points)} points>", f"resolution={self._resolution!r}"]

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any, cast
 import coal
 import numpy as np
 
+from . import _closed_form_scalar
 from ._base import ShapeBase, collision_leaves
+from ._coal import quirks
 from ._coal.state import thread_entry
-from ._validate import bound, coordinate, count, describe
+from ._validate import a_or_an, bound, coordinate, count, describe
 from .contact import Contact, Contacts
 from .errors import (
     CollisionDisabledError,
@@ -46,12 +48,8 @@ _MANY_CONTACT_TYPES = frozenset(
     {_NT.BV_AABB, _NT.BV_OBB, _NT.BV_RSS, _NT.BV_kIOS, _NT.BV_OBBRSS, _NT.BV_KDOP16,
      _NT.BV_KDOP18, _NT.BV_KDOP24, _NT.GEOM_OCTREE}
 )  # fmt: skip
-_NO_COLLIDE = frozenset(
-    {(_NT.GEOM_ELLIPSOID, _NT.GEOM_OCTREE), (_NT.GEOM_OCTREE, _NT.GEOM_ELLIPSOID)}
-)
-_NO_DISTANCE = _NO_COLLIDE | {(_NT.GEOM_HALFSPACE, _NT.GEOM_HALFSPACE)}
-_NO_CONTACT = _NO_DISTANCE | {(_NT.GEOM_OCTREE, _NT.GEOM_OCTREE)}
-"""Coal 3.0.3's octree-octree contacts carry no geometry (NaN normal, depth 1.8e308)."""
+_TOUCH = 5e-324
+"""The smallest positive float: ``d < _TOUCH`` is ``d <= 0`` (a mesh's overlap reads 0)."""
 
 
 # ------------------------------------------------------------------------- checks and pairs
@@ -76,8 +74,8 @@ def _geometries(
     ga, gb = a._geometry, b._geometry
     if (ga.getNodeType(), gb.getNodeType()) in unsupported:
         raise UnsupportedPairError(
-            f"Coal cannot answer this query between a {type(a).__name__} and a "
-            f"{type(b).__name__} ({describe(a)} and {describe(b)})"
+            f"Coal cannot answer this query between {a_or_an(type(a).__name__)} and "
+            f"{a_or_an(type(b).__name__)} ({describe(a)} and {describe(b)})"
         )
     return ga, gb
 
@@ -127,7 +125,11 @@ def _gaps(
     leaves_b, cb, rb = _bounds(b)
     diff = ca[:, None, :] - cb[None, :, :]
     # Centres are finite, so an unbounded leaf (radius inf) gives -inf, never NaN.
-    gap = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff)) - ra[:, None] - rb[None, :]
+    centres = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    reach = ra[:, None] + rb[None, :]
+    # Lowered by more than its rounding (a few ulps of the terms), so that a leaf pair whose
+    # distance is exactly the cut-off (two spheres: the gap is their distance) is never left out.
+    gap = centres - reach - 1e-12 * (centres + reach)
     return gap, leaves_a, leaves_b
 
 
@@ -141,105 +143,32 @@ def _leaf_pairs(a: CollisionShape, b: CollisionShape, cutoff: float) -> list[tup
 # -------------------------------------------------------------------------------- collide
 
 
-_HALFSPACE_OCTREE = frozenset(
-    {(_NT.GEOM_HALFSPACE, _NT.GEOM_OCTREE), (_NT.GEOM_OCTREE, _NT.GEOM_HALFSPACE)}
-)
-_IDENTITY = coal.Transform3s()
-
-
-def _world_halfspace(g: Any, tf: Any) -> Any:
-    """The Coal half-space ``g`` placed by ``tf``, written in the world frame."""
-    n = tf.getRotation() @ g.n
-    return coal.Halfspace(n, g.d + float(n @ tf.getTranslation()))
-
-
-def _collider(ga: Any, gb: Any) -> Any:
-    """Coal's collision functor for two geometries: ``functor(tf_a, tf_b, request, result)``.
-
-    Coal 3.0.3 collides a rotated half-space with an octree wrongly (no collision where the
-    signed distance is negative), while the same half-space written in the world frame and
-    placed at the identity is answered right: that pair goes through a small wrapper. Two
-    octrees are answered from their signed distance (:func:`_collide_by_distance`).
-    """
-    if ga.getNodeType() == gb.getNodeType() == _NT.GEOM_OCTREE:
-        return _collide_by_distance(ga, gb)
-    if (ga.getNodeType(), gb.getNodeType()) not in _HALFSPACE_OCTREE:
-        return coal.ComputeCollision(ga, gb)
-    halfspace_first = ga.getNodeType() == _NT.GEOM_HALFSPACE
-
-    def collide(tf_a: Any, tf_b: Any, request: Any, result: Any) -> int:
-        if halfspace_first:
-            n = coal.collide(_world_halfspace(ga, tf_a), _IDENTITY, gb, tf_b, request, result)
-        else:
-            n = coal.collide(ga, tf_a, _world_halfspace(gb, tf_b), _IDENTITY, request, result)
-        return int(n)
-
-    return collide
-
-
-_OCT = _NT.GEOM_OCTREE
-_EXACT_COLLIDE = frozenset(
-    (a, b)
-    for a, b in (
-        (_NT.GEOM_SPHERE, _NT.GEOM_SPHERE),
-        (_NT.GEOM_SPHERE, _NT.GEOM_CAPSULE),
-        (_NT.GEOM_CAPSULE, _NT.GEOM_CAPSULE),
-        (_NT.GEOM_SPHERE, _NT.GEOM_BOX),
-        (_NT.GEOM_SPHERE, _NT.GEOM_CYLINDER),
-    )
-    for a, b in ((a, b), (b, a))
-)
-"""Primitive pairs whose yes/no collision Coal computes in closed form (no GJK)."""
-
-_CONFIRM_BELOW = 1e-4
-"""A yes/no "no collision" whose distance lower bound is below this (metres) is asked again."""
-
-
-def _collide_by_distance(ga: Any, gb: Any) -> Any:
-    """A collision functor that answers from Coal's signed distance (1 when it is <= 0).
-
-    Coal 3.0.3 collides two octrees wrongly both ways (misses overlaps with contacts off,
-    reports overlaps that are not there with contacts on, in about 3% and 20% of random
-    poses), while their signed distance agrees with a cell-by-cell check.
-    """
-    functor = coal.ComputeDistance(ga, gb)
-    request = coal.DistanceRequest()
-    found = coal.DistanceResult()
-
-    def collide(tf_a: Any, tf_b: Any, _request: Any, _result: Any) -> int:
-        found.clear()
-        functor(tf_a, tf_b, request, found)
-        return int(found.min_distance <= 0.0)
-
-    return collide
-
-
 def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
-    ga, gb = _geometries(a, b, _NO_COLLIDE)
+    ga, gb = _geometries(a, b, quirks.NO_COLLIDE)
     fast = coal.CollisionRequest()
     fast.enable_contact = False
     fast.distance_upper_bound = 0.0
-    # Coal 3.0.3's yes/no request (enable_contact=False) misses about 1% of deep overlaps of
-    # shapes in symmetric poses (a box and a capsule turned 180° about z, say), each time
-    # with a distance lower bound of at most about 1e-6: such answers are asked again with
-    # contacts on. Pairs Coal solves in closed form never miss (none in 120,000 poses tried),
-    # and two octrees are answered from their distance (see _collider): no second look.
-    types = (ga.getNodeType(), gb.getNodeType())
-    if types in _EXACT_COLLIDE or _NT.GEOM_HALFSPACE in types or types[0] == types[1] == _OCT:
-        confirm = None
-    else:
-        confirm = coal.CollisionRequest()
-        confirm.distance_upper_bound = 0.0
-    return (_collider(ga, gb), b._tf, fast, coal.CollisionResult(), confirm, (ga, gb), get_ident())
+    confirm = quirks.confirm_request(ga, gb)  # a second look at close misses (quirks E)
+    keep = (ga, gb, *quirks.answer_guard(ga, gb))
+    functor = quirks.collider(ga, gb)
+    return (functor, b._tf, fast, coal.CollisionResult(), confirm, keep, get_ident())
 
 
 def _confirm(entry: tuple[Any, ...], tf1: Any) -> bool:
     """The second look of :func:`iscollided` at a close "no collision" (see _collide_entry)."""
-    functor, tf2, _, result, confirm, _, _ = entry
-    if confirm is None or not result.distance_lower_bound < _CONFIRM_BELOW:
+    functor, tf2, _, result, confirm, keep, _ = entry
+    if confirm is None or not result.distance_lower_bound < quirks.CONFIRM_BELOW:
         return False
     result.clear()
-    return functor(tf1, tf2, confirm, result) > 0
+    if functor(tf1, tf2, confirm, result) == 0:
+        return False
+    d = result.getContact(0).penetration_depth
+    ga, gb, floor, shallow, zero, ceiling = keep
+    if not floor < d or shallow <= d <= zero or d <= ceiling:
+        # Garbage depths within 1 µm of touching (quirks A).
+        answer = quirks.recheck(ga, tf1, gb, tf2, d, keep[2:])
+        return answer is None or answer[0] <= 0.0
+    return True
 
 
 def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
@@ -257,8 +186,8 @@ def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
         surface: a shape wholly inside a closed mesh does not collide with it.
     """
     try:
-        entry = self._collide_pairs[id(other)]
-    except KeyError:
+        entry = self._collide_pairs[other._uid]
+    except (KeyError, AttributeError):
         return _iscollided_slow(self, other)
     functor, tf2, request, result, confirm, _, thread = entry
     if thread != get_ident():
@@ -290,26 +219,140 @@ def _iscollided_slow(a: CollisionShape, b: Any) -> bool:
 
 
 def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
-    ga, gb = _geometries(a, b, _NO_DISTANCE)
+    ga, gb = _geometries(a, b, quirks.NO_DISTANCE)
     request = coal.DistanceRequest()
     request.enable_signed_distance = True
     functor = coal.ComputeDistance(ga, gb)
-    return (functor, b._tf, request, coal.DistanceResult(), (ga, gb), get_ident())
+    keep = (ga, gb, *quirks.answer_guard(ga, gb))
+    below, fix = _overlap_rule(a, b, ga, gb)
+    return (functor, b._tf, request, coal.DistanceResult(), keep, below, fix, get_ident())
+
+
+def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tuple[float, Any]:
+    """``(below, fix)``: a Coal distance ``d < below`` of this pair is overlap that Coal's
+    distance query does not measure as the package defines it, and ``fix(a, b, result)``
+    gives the answer instead (a :class:`quirks.DistanceAnswer`). ``below`` is ``-inf`` (never)
+    for the pairs whose Coal answer is kept.
+
+    - the pairs of :data:`quirks.FORM_ON_OVERLAP`: the closed form (quirks J), on ``d < 0``;
+    - a mesh or an octree on either side, on ``d <= 0`` (a hollow mesh's overlap reads 0),
+      and a half-space against anything with no closed form, on ``d < 0``: the deepest
+      contact of the contact query (quirks K), which measures every triangle or cell;
+    - the other convex pairs with a curved shape, solved by GJK/EPA, on ``d < 0``: the witness
+      identity is checked and broken answers repaired (:func:`_checked_overlap`, quirks L);
+      two polytopes (boxes, hulls) keep Coal's answer.
+    """
+    kinds = frozenset((a.stype, b.stype))
+    types = (ga.getNodeType(), gb.getNodeType())
+    if frozenset(types) in quirks.FORM_ON_OVERLAP:
+        form = _closed_form_scalar.pair_form(a, b)
+        if form is not None:
+            return 0.0, _formed(form)
+    if types[0] == types[1] == _NT.GEOM_OCTREE:
+        return -math.inf, None  # no contacts (quirks C); the distance agrees with the cells
+    if types[0] in _MANY_CONTACT_TYPES or types[1] in _MANY_CONTACT_TYPES:
+        return _TOUCH, _from_contact
+    if _NT.GEOM_HALFSPACE in types:
+        if _closed_form_scalar.pair_form(a, b) is not None:
+            return -math.inf, None  # Coal's closed form is right (quirks J)
+        return 0.0, _from_contact
+    if _NT.GEOM_PLANE in types or kinds <= {"sphere", "cuboid"}:
+        return -math.inf, None  # Coal's closed forms: sphere/sphere, sphere/box
+    if frozenset(types) <= quirks.POLYTOPES:
+        return -math.inf, None  # EPA on two polytopes: never seen breaking the identity
+    return 0.0, _checked_overlap
+
+
+class _Formed:
+    """A closed-form answer read like a ``coal.DistanceResult`` (the fields the package reads),
+    its arrays made when asked for (each once: the answer is made for one query)."""
+
+    __slots__ = ("_answer", "min_distance")
+
+    def __init__(self, answer: _closed_form_scalar.Answer) -> None:
+        self._answer = answer
+        self.min_distance = answer[0]
+
+    @property
+    def normal(self) -> np.ndarray:
+        return np.array(self._answer[3])
+
+    def getNearestPoint1(self) -> np.ndarray:
+        return np.array(self._answer[1])
+
+    def getNearestPoint2(self) -> np.ndarray:
+        return np.array(self._answer[2])
+
+
+def _formed(form: Any) -> Any:
+    def fix(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
+        return _Formed(form(a._tf, b._tf))
+
+    return fix
+
+
+def _from_contact(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
+    """The deepest contact of the pair as a distance answer; ``result`` when there is none
+    (its witness points then made to meet when it reads 0, quirks K)."""
+    found: list[Contact] = []
+    _contacts_leaves(a, b, 1, 0.0, found)
+    if found:
+        c = found[0]
+        p1, p2 = c.nearest_points
+        return quirks.DistanceAnswer((c.penetration_depth, p1.copy(), p2.copy(), c.normal.copy()))
+    if result.min_distance == 0.0:
+        p1, p2 = result.getNearestPoint1(), result.getNearestPoint2()
+        middle = 0.5 * (p1 + p2)
+        return quirks.DistanceAnswer((0.0, middle, middle.copy(), np.array(result.normal)))
+    return result
+
+
+def _checked_overlap(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
+    """Coal's GJK/EPA answer on overlap, repaired when it breaks ``p2 - p1 == d * normal``
+    (quirks L): asked again in the other argument order, and else from the contact query."""
+    d = result.min_distance
+    if quirks.witness_identity(
+        d, result.getNearestPoint1(), result.getNearestPoint2(), result.normal
+    ):
+        return result
+    other = thread_entry(b, a, "_distance_pairs", _distance_entry)
+    swapped = other[3]
+    swapped.clear()
+    other[0](b._tf, a._tf, other[2], swapped)
+    q2, q1 = swapped.getNearestPoint1(), swapped.getNearestPoint2()
+    normal = -np.asarray(swapped.normal, dtype=np.float64)
+    if quirks.witness_identity(swapped.min_distance, q1, q2, normal) and swapped.min_distance < 0:
+        return quirks.DistanceAnswer((swapped.min_distance, q1, q2, normal))
+    return _from_contact(a, b, result)
 
 
 def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
     """Run Coal's distance on two leaves.
 
     Returns the filled ``DistanceResult`` and whether its witness points are in ``(b, a)``
-    order: Coal 3.0.3 gives a (shape, octree) pair's points octree first, so that pair is asked
-    octree first (and cached on the octree only, out of reach of closest_point's fast path).
+    order: a (shape, octree) pair is asked octree first (quirks.OCTREE_FIRST) and cached on the
+    octree only, out of reach of closest_point's fast path.
     """
-    if b.stype == "octree" and a.stype != "octree":
+    if quirks.OCTREE_FIRST and b.stype == "octree" and a.stype != "octree":
         return _distance_leaves(b, a)[0], True
-    functor, tf2, request, result, _, _ = thread_entry(a, b, "_distance_pairs", _distance_entry)
+    entry = thread_entry(a, b, "_distance_pairs", _distance_entry)
+    functor, tf2, request, result, keep = entry[:5]
     result.clear()
     functor(a._tf, tf2, request, result)
+    d = result.min_distance
+    # quirks.is_suspect inlined; a positive d never is, NaN always is (quirks A).
+    if not d > 0.0 and (not keep[2] < d or keep[3] <= d <= keep[4] or d <= keep[5]):
+        result = _rechecked(keep, a._tf, tf2, result)
+        d = result.min_distance
+    if d < entry[5]:
+        return entry[6](a, b, result), False
     return result, False
+
+
+def _rechecked(keep: tuple[Any, ...], tf1: Any, tf2: Any, result: Any) -> Any:
+    """``result``, or a stand-in read the same way when quirks.recheck replaces its answer."""
+    answer = quirks.recheck(keep[0], tf1, keep[1], tf2, result.min_distance, keep[2:])
+    return result if answer is None else quirks.DistanceAnswer(answer)
 
 
 def _witnesses(result: Any, swapped: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -372,17 +415,20 @@ def closest_point(
         The shape to measure to.
     inf_dist : float
         Cut-off: when the distance is greater than ``inf_dist``, ``(None, None, None)`` is
-        returned (a distance equal to it is returned).
+        returned (a distance equal to it is returned). A negative value asks for an overlap
+        at least that deep, as in spatialgeometry; ``-inf`` never answers, ``inf`` always does.
 
     Returns
     -------
     d : float or None
-        Signed distance in metres, negative when solid shapes overlap (a :class:`Mesh` is a
-        hollow surface, so overlap with it is measured per triangle).
+        Signed distance in metres. On overlap it is minus the penetration depth (the shortest
+        translation that separates the shapes; a :class:`Mesh` is a hollow surface, measured
+        by its deepest triangle contact), the same number as :func:`distance` and the first
+        of :func:`contacts` (docs/conventions-distance.md).
     p1 : ndarray, shape (3,), world frame, or None
-        Point on this shape.
+        Point on this shape (apart: the closest; on overlap: the deepest into ``other``).
     p2 : ndarray, shape (3,), world frame, or None
-        Point on ``other``.
+        Point on ``other``; ``|p2 - p1| == |d|``.
 
     Examples
     --------
@@ -396,8 +442,8 @@ def closest_point(
     (None, None, None)
     """
     try:
-        functor, tf2, request, result, _, thread = self._distance_pairs[id(other)]
-    except KeyError:
+        functor, tf2, request, result, keep, below, fix, thread = self._distance_pairs[other._uid]
+    except (KeyError, AttributeError):
         return _closest_point_slow(self, other, inf_dist)
     if thread != get_ident():
         return _closest_point_slow(self, other, inf_dist)
@@ -408,6 +454,12 @@ def closest_point(
     result.clear()
     functor(self._tf, tf2, request, result)
     d = result.min_distance
+    if not d > 0.0 and (not keep[2] < d or keep[3] <= d <= keep[4] or d <= keep[5]):
+        result = _rechecked(keep, self._tf, tf2, result)
+        d = result.min_distance
+    if d < below:  # overlap Coal's distance does not measure as defined here
+        result = fix(self, other, result)
+        d = result.min_distance
     if d > inf_dist:
         return None, None, None
     return d, result.getNearestPoint1(), result.getNearestPoint2()
@@ -425,7 +477,8 @@ def _closest_point_slow(
 
 
 def distance(self: CollisionShape, other: CollisionShape) -> float:
-    """Signed distance in metres to ``other`` (negative on overlap), with no cut-off.
+    """Signed distance in metres to ``other`` (on overlap minus the penetration depth, as
+    :func:`closest_point` gives it), with no cut-off.
 
     ``inf`` when either side is a group with no collision leaves (an empty group, say).
     """
@@ -439,20 +492,26 @@ def distance(self: CollisionShape, other: CollisionShape) -> float:
 
 
 def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
-    ga, gb = _geometries(a, b, _NO_CONTACT)
+    ga, gb = _geometries(a, b, quirks.NO_CONTACT)
     many = ga.getNodeType() in _MANY_CONTACT_TYPES or gb.getNodeType() in _MANY_CONTACT_TYPES
     request = coal.CollisionRequest()
     request.num_max_contacts = ALL_CONTACTS if many else 1
-    return (_collider(ga, gb), b._tf, request, coal.CollisionResult(), many, (ga, gb), get_ident())
+    keep = (ga, gb, *quirks.answer_guard(ga, gb))
+    functor = quirks.collider(ga, gb)
+    form = None
+    if frozenset((ga.getNodeType(), gb.getNodeType())) in quirks.FORM_ON_OVERLAP:
+        form = _closed_form_scalar.pair_form(a, b)
+    both = quirks.both_orders(ga, gb)
+    result = coal.CollisionResult()
+    return (functor, b._tf, request, result, many, keep, form, both, get_ident())
 
 
 def _contacts_leaves(
     a: CollisionShape, b: CollisionShape, max_contacts: int, margin: float, out: list[Contact]
 ) -> None:
-    if b.stype == "octree" and a.stype != "octree":
-        # Coal 3.0.3 gives (shape, octree) and (mesh, octree) contacts octree first (normal,
-        # witness rows and primitive ids): ask octree first (cached on the octree only, out of
-        # reach of contacts' fast path) and swap back.
+    if quirks.OCTREE_FIRST and b.stype == "octree" and a.stype != "octree":
+        # Asked octree first (quirks.OCTREE_FIRST), cached on the octree only, out of reach of
+        # contacts' fast path, and swapped back.
         swapped: list[Contact] = []
         _contacts_leaves(b, a, max_contacts, margin, swapped)
         out.extend(c._swapped() for c in swapped)
@@ -468,32 +527,71 @@ def _run_contacts(
     max_contacts: int,
     margin: float,
     out: list[Contact],
+    one_order: bool = False,
 ) -> None:
-    """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts."""
-    functor, tf2, request, result, many, _, _ = entry
+    """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts
+    (in both argument orders for the pairs of :func:`quirks.both_orders`, unless
+    ``one_order``)."""
+    functor, tf2, request, result, many, keep, form, both, _ = entry
+    if both and not one_order:
+        mine: list[Contact] = []
+        _run_contacts(entry, a, b, max_contacts, margin, mine, True)
+        if not mine:
+            return
+        theirs: list[Contact] = []
+        other = thread_entry(b, a, "_contact_pairs", _contact_entry)
+        _run_contacts(other, b, a, max_contacts, margin, theirs, True)
+        if theirs:
+            mine_d, theirs_d = mine[0].penetration_depth, theirs[0].penetration_depth
+            if theirs_d > mine_d or (
+                theirs_d == mine_d and not quirks.is_canonical(keep[0], a._tf, keep[1], tf2)
+            ):
+                mine = [c._swapped() for c in theirs]
+        out.extend(mine)
+        return
     request.security_margin = margin
     result.clear()
     n = functor(a._tf, tf2, request, result)
     if n == 0:
         return
+    ga, gb, floor, shallow, zero, ceiling = keep
     get = result.getContact
     if not many:
         c = get(0)
+        d = c.penetration_depth
+        if form is not None and d < 0.0:  # Coal is wrong on these overlaps (quirks J)
+            d, p1, p2, normal = form(a._tf, tf2)
+            if d <= margin:
+                out.append(Contact._from_answer(a, b, d, p1, p2, normal))
+            return
+        if not floor < d or shallow <= d <= zero or d <= ceiling:
+            # Garbage depths within 1 µm of touching (quirks A).
+            answer = quirks.recheck(ga, a._tf, gb, tf2, d, keep[2:])
+            if answer is not None:
+                d, p1, p2, normal = answer
+                if d <= margin:
+                    out.append(Contact(a, b, -1, -1, normal, (p1, p2), 0.5 * (p1 + p2), d))
+                return
         if _is_unit(c.normal):
             out.append(Contact._from_coal(c, a, b))
         else:
-            out.extend(_nudged(functor, a, b, tf2, request, result, 1))
+            out.extend(_repaired_normals(functor, a, b, tf2, request, result, n, keep, 1))
         return
     found = [get(i) for i in range(n)]
     if n > max_contacts:
         found = heapq.nsmallest(max_contacts, found, key=lambda c: c.penetration_depth)
     else:
         found.sort(key=lambda c: c.penetration_depth)
+    d = found[0].penetration_depth
+    if not floor < d or shallow <= d <= zero:
+        # Every contact within GJK's tolerance of touching (or impossible): are they apart?
+        answer = quirks.recheck(ga, a._tf, gb, tf2, d, keep[2:])
+        if answer is not None and answer[0] > margin:
+            return
     if not all(_is_unit(c.normal) for c in found):
-        out.extend(_nudged(functor, a, b, tf2, request, result, max_contacts))
+        out.extend(_repaired_normals(functor, a, b, tf2, request, result, n, keep, max_contacts))
     elif a.stype == "octree":
-        # Coal 3.0.3 gives an octree contact a node-pointer offset (or -1) as its cell: name the
-        # cell holding the witness point instead (the octree is always o1 here).
+        # The cell from the witness point (quirks.octree_cell; the octree is always o1 here).
         out.extend(Contact._from_coal(c, a, b, b1=_cell(a, c.getNearestPoint1())) for c in found)
     else:
         out.extend(Contact._from_coal(c, a, b) for c in found)
@@ -501,7 +599,7 @@ def _run_contacts(
 
 def _cell(octree: CollisionShape, point: np.ndarray) -> int:
     """The cell of the OcTree ``octree`` holding the world point ``point``."""
-    return int(cast(Any, octree)._cell_at(point))
+    return quirks.octree_cell(cast(Any, octree).cells, octree._tf, point)
 
 
 def _is_unit(normal: np.ndarray) -> bool:
@@ -509,47 +607,25 @@ def _is_unit(normal: np.ndarray) -> bool:
     return abs(x * x + y * y + z * z - 1.0) <= 1e-6
 
 
-_NUDGES = (np.array([1e-7, 0.0, 0.0]), np.array([0.0, 1e-7, 0.0]), np.array([0.0, 0.0, 1e-7]))
-
-
-def _nudged(
+def _repaired_normals(
     functor: Any,
     a: CollisionShape,
     b: CollisionShape,
     tf2: Any,
     request: Any,
     result: Any,
+    n: int,
+    keep: tuple[Any, ...],
     max_contacts: int,
 ) -> list[Contact]:
-    """The contacts of a pair for which Coal gave an undefined (zero) normal.
-
-    Coal 3.0.3 returns a zero normal when two shapes are exactly concentric (a sphere at a
-    cylinder's centre, two identical capsules, a sphere centred on a mesh triangle). The pair
-    is collided again with ``b`` moved by 0.1 µm along x, y and z; the move whose deepest
-    contact is least deep gives the normals (the direction of least penetration among the
-    axes), and its depths are moved back by the nudge (to first order), with the ``b``-side
-    witness point ``p1 + depth * normal``.
-    Empty when every move still leaves a normal undefined.
-    """
-    best: list[Any] = []
-    best_step = _NUDGES[0]
-    for step in _NUDGES:
-        moved = coal.Transform3s(tf2)
-        moved.setTranslation(tf2.getTranslation() + step)
-        result.clear()
-        n = functor(a._tf, moved, request, result)
-        found = sorted((result.getContact(i) for i in range(n)), key=lambda c: c.penetration_depth)
-        if found and all(_is_unit(c.normal) for c in found):
-            if not best or found[0].penetration_depth > best[0].penetration_depth:
-                best, best_step = found, step
+    """The contacts of a pair for which Coal gave some undefined (NaN or zero) normals
+    (see quirks.repair_normals): never empty when Coal found ``n > 0`` contacts."""
     records = []
-    for c in best[:max_contacts]:
-        normal = c.normal
-        p1 = c.getNearestPoint1()
-        depth = c.penetration_depth - float(best_step @ normal)
-        p2 = p1 + depth * normal
-        b1 = _cell(a, p1) if a.stype == "octree" else c.b1
-        records.append(Contact(a, b, b1, c.b2, normal, (p1, p2), 0.5 * (p1 + p2), depth))
+    fixed = quirks.repair_normals(functor, keep[0], a._tf, keep[1], tf2, request, result, n)
+    for normal, p1, p2, depth, b1, b2 in fixed[:max_contacts]:
+        if a.stype == "octree":
+            b1 = _cell(a, p1)
+        records.append(Contact(a, b, b1, b2, normal, (p1, p2), 0.5 * (p1 + p2), depth))
     return records
 
 
@@ -605,8 +681,8 @@ def contacts(
         every = contacts(self, other, max_contacts, 0.0)
         return Contacts._wrap([c for c in every if c.penetration_depth <= security_margin])
     try:
-        entry = self._contact_pairs[id(other)]
-    except KeyError:
+        entry = self._contact_pairs[other._uid]
+    except (KeyError, AttributeError):
         return _contacts_slow(self, other, max_contacts, security_margin)
     if entry[-1] != get_ident():
         return _contacts_slow(self, other, max_contacts, security_margin)

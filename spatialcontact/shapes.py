@@ -355,16 +355,25 @@ class Sphere(CollisionShape):
     ----------
     radius : float
         Radius in metres, > 0.
-    **kwargs
-        ``pose``, ``color``, ``name``, ``collision``, ``base``: see :class:`CollisionShape`.
+    pose, color, name, collision, base
+        See :class:`CollisionShape`.
     """
 
     stype = "sphere"
     _size_params = ("radius",)
 
-    def __init__(self, radius: float, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        radius: float,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         self._radius = size(radius, "radius")
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @property
@@ -388,16 +397,25 @@ class Cuboid(CollisionShape):
     ----------
     scale : sequence of 3 floats, optional
         Full side lengths along x, y, z in metres, each > 0. ``None`` gives a unit cube.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "cuboid"
     _size_params = ("scale",)
 
-    def __init__(self, scale: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        scale: Any = None,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         self._scale = size_vector3((1.0, 1.0, 1.0) if scale is None else scale, "scale")
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @property
@@ -418,9 +436,18 @@ class Cuboid(CollisionShape):
 class Box(Cuboid):
     """Deprecated alias of :class:`Cuboid`."""
 
-    def __init__(self, scale: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        scale: Any = None,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         warnings.warn("Box is deprecated, use Cuboid instead", FutureWarning, stacklevel=2)
-        super().__init__(scale, **kwargs)
+        super().__init__(scale, pose=pose, color=color, name=name, collision=collision, base=base)
 
 
 class _RadiusLength(CollisionShape):
@@ -430,10 +457,9 @@ class _RadiusLength(CollisionShape):
     _max_aspect: ClassVar[float | None] = None
     """Largest ratio of the two sizes for which Coal's answers hold (None: no limit)."""
 
-    def __init__(self, radius: float, length: float, **kwargs: Any) -> None:
+    def _set_sizes(self, radius: float, length: float) -> None:
+        """Check and keep the sizes given to a subclass's constructor (geometry not built)."""
         self._radius, self._length = self._checked(size(radius, "radius"), size(length, "length"))
-        super().__init__(**kwargs)
-        _finish(self)
 
     def _checked(self, radius: float, length: float) -> tuple[float, float]:
         if self._max_aspect is not None:
@@ -468,11 +494,26 @@ class Cylinder(_RadiusLength):
     ----------
     radius, length : float
         Radius and full length in metres, each > 0.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "cylinder"
+
+    def __init__(
+        self,
+        radius: float,
+        length: float,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
+        self._set_sizes(radius, length)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
+        _finish(self)
 
     def _build_geometry(self) -> Any:
         return coal.Cylinder(self._radius, self._length)
@@ -487,11 +528,26 @@ class Capsule(_RadiusLength):
     ----------
     radius, length : float
         Radius and length of the central segment in metres, each > 0.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "capsule"
+
+    def __init__(
+        self,
+        radius: float,
+        length: float,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
+        self._set_sizes(radius, length)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
+        _finish(self)
 
     def _build_geometry(self) -> Any:
         return coal.Capsule(self._radius, self._length)
@@ -504,12 +560,27 @@ class Cone(_RadiusLength):
     ----------
     radius, length : float
         Base radius and full height in metres, each > 0.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "cone"
     _max_aspect = MAX_ASPECT
+
+    def __init__(
+        self,
+        radius: float,
+        length: float,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
+        self._set_sizes(radius, length)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
+        _finish(self)
 
     def _build_geometry(self) -> Any:
         return coal.Cone(self._radius, self._length)
@@ -522,16 +593,25 @@ class Ellipsoid(CollisionShape):
     ----------
     radii : sequence of 3 floats
         Semi-axis lengths in metres, each > 0.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
     """
 
     stype = "ellipsoid"
     _size_params = ("radii",)
 
-    def __init__(self, radii: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        radii: Any,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         self._radii = size_vector3(radii, "radii", max_aspect=MAX_ASPECT)
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @property
@@ -560,7 +640,7 @@ class HalfSpace(CollisionShape):
         Signed distance of the boundary plane from the origin along the normal. When the normal
         given is not unit length, the offset is divided by its length too, so the set is the
         same.
-    **kwargs
+    pose, color, name, collision, base
         See :class:`CollisionShape`.
 
     Notes
@@ -572,9 +652,19 @@ class HalfSpace(CollisionShape):
     stype = "halfspace"
     _size_params = ("normal", "offset")
 
-    def __init__(self, normal: Any = (0.0, 0.0, 1.0), offset: float = 0.0, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        normal: Any = (0.0, 0.0, 1.0),
+        offset: float = 0.0,
+        *,
+        pose: Any = None,
+        color: Any = None,
+        name: str | None = None,
+        collision: bool = True,
+        base: Any = None,
+    ) -> None:
         self._normal, self._offset = self._checked(normal, offset)
-        super().__init__(**kwargs)
+        super().__init__(pose=pose, color=color, name=name, collision=collision, base=base)
         _finish(self)
 
     @staticmethod

@@ -419,7 +419,7 @@ def test_octree_octree_contacts_unsupported() -> None:
     a = OcTree(OCTREE_POINTS, 0.1)
     b = OcTree(OCTREE_POINTS, 0.1, pose=trans(0.0, 0.0, 0.05))
     assert a.iscollided(b)
-    with pytest.raises(UnsupportedPairError, match="between a OcTree and a OcTree"):
+    with pytest.raises(UnsupportedPairError, match="between an OcTree and an OcTree"):
         a.contacts(b)
 
 

@@ -93,7 +93,7 @@ def test_a_collected_partner_leaves_the_hosts_cache() -> None:
     host = sc.Cuboid([1.0, 1.0, 1.0])
     partner = sc.Sphere(0.2, pose=trans(0.6))
     assert host.iscollided(partner)
-    key = id(partner)
+    key = partner._uid
     assert key in host._collide_pairs
     del partner
     gc.collect()

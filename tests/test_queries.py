@@ -235,11 +235,13 @@ def test_swapping_overlapping_shapes(kind_a: str, kind_b: str) -> None:
 
 
 def test_overlapping_meshes_and_octrees() -> None:
-    # Two crossing hollow meshes are at distance 0 (Coal measures overlap per triangle and
-    # meshes have no inside); two octrees report the depth of the first cell pair Coal finds,
-    # which depends on the order, so only its sign is the same both ways.
+    # Two crossing hollow meshes are at minus the depth of their deepest triangle contact (the
+    # distance query alone reads 0: meshes have no inside); two octrees report the depth of
+    # the first cell pair Coal finds, which depends on the order, so only its sign is the same
+    # both ways.
     m1, m2 = make_leaf("Mesh", _TA), make_leaf("Mesh", _TB_OVERLAP)
-    assert m1.distance(m2) == 0.0 and m2.distance(m1) == 0.0
+    assert m1.distance(m2) == m1.contacts(m2)[0].penetration_depth < 0.0
+    assert m2.distance(m1) == m2.contacts(m1)[0].penetration_depth < 0.0
     assert m1.iscollided(m2) and m2.iscollided(m1)
     o1, o2 = make_leaf("OcTree", _TA), make_leaf("OcTree", _TB_OVERLAP)
     assert o1.distance(o2) < 0 and o2.distance(o1) < 0
@@ -250,7 +252,7 @@ def test_overlapping_meshes_and_octrees() -> None:
 @pytest.mark.parametrize(("kind_a", "kind_b"), sorted(UNSUPPORTED_ALL))
 def test_ellipsoid_and_octree_have_no_queries(kind_a: str, kind_b: str, query: str) -> None:
     a, b = make_leaf(kind_a), make_leaf(kind_b, trans(3.0))
-    with pytest.raises(sc.UnsupportedPairError, match=r"between a (Ellipsoid|OcTree) and a "):
+    with pytest.raises(sc.UnsupportedPairError, match=r"between an (Ellipsoid|OcTree) and an? "):
         getattr(a, query)(b)
     with pytest.raises(
         TypeError, match=r"Ellipsoid\(radii=.*OcTree\(points=|OcTree\(.*Ellipsoid\("

@@ -98,13 +98,13 @@ def test_distance_to_a_floor_and_between_links(panda: RobotModel) -> None:
 def test_batch_agrees_with_single_calls(panda: RobotModel) -> None:
     Q = panda.sample(400, 11)
     scene = shelf()
-    many = panda.in_collision_many(Q, scene)
+    many = panda.check(Q, scene)
     assert many.dtype == bool and many.shape == (400,)
     assert many.tolist() == [panda.in_collision(q, scene) for q in Q]
-    own = panda.in_collision_many(Q)
+    own = panda.check(Q)
     assert own.tolist() == [panda.self_collision(q) for q in Q]
     assert 0 < own.sum() < many.sum() < 400
-    assert panda.in_collision_many(np.zeros((0, 8))).shape == (0,)
+    assert panda.check(np.zeros((0, 8))).shape == (0,)
 
 
 def test_the_mimic_finger_moves_with_the_first(panda: RobotModel) -> None:
@@ -117,14 +117,26 @@ def test_the_mimic_finger_moves_with_the_first(panda: RobotModel) -> None:
     np.testing.assert_allclose(T_hand_right[:3, 3], [0, -0.03, 0.0584], atol=1e-12)
 
 
-def test_queries_place_the_group_and_q_tells_where(robot: RobotModel) -> None:
-    robot.set_q(robot.states["default"])
-    np.testing.assert_array_equal(robot.q, robot.states["default"])
-    robot.in_collision(FOLDED)  # asks Coal: the group is moved there
-    np.testing.assert_allclose(robot.q, FOLDED)
+def test_only_set_q_moves_the_group_and_q_tells_where(robot: RobotModel) -> None:
+    ready = robot.states["default"]
+    robot.set_q(ready)
+    np.testing.assert_array_equal(robot.q, ready)
     (hand,) = robot.shapes_of("panda_hand")
+    T_world_hand = hand.world_T.copy()
+    np.testing.assert_allclose(T_world_hand, robot.fk(ready)["panda_hand"], atol=1e-12)
+    scene = shelf()
+    assert robot.in_collision(FOLDED)  # asks Coal, about private copies of the shapes
+    robot.colliding_pairs(FOLDED, scene)
+    robot.distance(FOLDED, scene)
+    robot.check([FOLDED, ready], scene)
+    step = np.array([0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.0])
+    robot.check_motion(ready, ready + step, scene)
+    np.testing.assert_array_equal(robot.q, ready)
+    np.testing.assert_array_equal(hand.world_T, T_world_hand)
+    robot.set_q(FOLDED)
     np.testing.assert_allclose(hand.world_T, robot.fk(FOLDED)["panda_hand"], atol=1e-12)
     assert robot.part_of(hand) == "panda_hand"
+    assert robot.group.iscollided(robot.shapes_of("panda_link0")[0])  # the group composes
 
 
 def test_moving_the_group_moves_the_robot(robot: RobotModel) -> None:
@@ -134,7 +146,7 @@ def test_moving_the_group_moves_the_robot(robot: RobotModel) -> None:
     assert not robot.in_collision(ready, scene)
     robot.group.T = trans(2.0 - 0.307, 0.0, 0.0)  # the hand (x = 0.307) into the box
     assert robot.in_collision(ready, scene)
-    assert robot.in_collision_many([ready], scene).tolist() == [True]
+    assert robot.check([ready], scene).tolist() == [True]
     np.testing.assert_allclose(robot.fk(ready)["panda_hand"][:3, 3], [2.0, 0.0, 0.59], atol=1e-3)
 
 
@@ -184,7 +196,7 @@ def test_attached_object_allowed_links(robot: RobotModel) -> None:
         grasped, "panda_hand", trans(0, 0, 0.1), allowed=["panda_leftfinger", "panda_rightfinger"]
     )
     assert not robot.self_collision(ready)
-    assert not robot.in_collision_many([ready])[0]
+    assert not robot.check([ready])[0]
 
 
 def test_detach_leaves_the_object_in_place(robot: RobotModel) -> None:
@@ -267,9 +279,9 @@ def test_bad_configurations(robot: RobotModel) -> None:
     with pytest.raises(ShapeTypeError, match="q must be 8 joint values"):
         robot.in_collision("ready")
     with pytest.raises(InvalidArgumentError, match=r"Q\[1\]: joint 'panda_finger_joint1' = 0.05"):
-        robot.in_collision_many([robot.neutral, [0, 0, 0, -1, 0, 1, 0, 0.05]])
+        robot.check([robot.neutral, [0, 0, 0, -1, 0, 1, 0, 0.05]])
     with pytest.raises(InvalidArgumentError, match=r"Q must have shape \(N, 8\)"):
-        robot.in_collision_many(np.zeros(8))
+        robot.check(np.zeros(8))
     with pytest.raises(ShapeTypeError, match="scene must be a spatialcontact Scene or None"):
         robot.in_collision(robot.neutral, scene=[Sphere(1.0)])  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="out_of_limits must be 'raise' or 'clip'"):
@@ -299,7 +311,7 @@ def test_pickled_robot_gives_equal_answers(robot: RobotModel) -> None:
     assert copy.group is not robot.group
     Q = robot.sample(150, 4)
     scene = shelf()
-    assert copy.in_collision_many(Q, scene).tolist() == robot.in_collision_many(Q, scene).tolist()
+    assert copy.check(Q, scene).tolist() == robot.check(Q, scene).tolist()
     for q in Q[:20]:
         assert copy.colliding_pairs(q, scene) == robot.colliding_pairs(q, scene)
         assert copy.distance(q, scene).distance == robot.distance(q, scene).distance
@@ -347,7 +359,7 @@ def test_same_answers_as_pinocchio(panda: RobotModel, with_scene: bool) -> None:
     ours = [panda.in_collision(q, scene) for q in Q]
     assert ours == theirs
     assert 0 < sum(ours) < len(Q)
-    assert panda.in_collision_many(Q, scene).tolist() == theirs
+    assert panda.check(Q, scene).tolist() == theirs
 
 
 def test_scene_changes_are_seen(panda: RobotModel) -> None:
@@ -360,7 +372,7 @@ def test_scene_changes_are_seen(panda: RobotModel) -> None:
     scene.remove("b")
     scene.add(Cuboid([0.05, 0.05, 0.05], pose=T_world_hand), "b")  # same name, a new object
     assert panda.in_collision(ready, scene)
-    assert panda.in_collision_many([ready], scene).tolist() == [True]
+    assert panda.check([ready], scene).tolist() == [True]
     scene.remove("b")
     assert not panda.in_collision(ready, scene)
     scene["a"].T = T_world_hand  # moved onto the hand
@@ -370,7 +382,205 @@ def test_scene_changes_are_seen(panda: RobotModel) -> None:
 def test_the_robot_in_its_own_scene_is_left_out(robot: RobotModel) -> None:
     scene = shelf()
     Q = robot.sample(50, 9)
-    before = robot.in_collision_many(Q, scene).tolist()
+    before = robot.check(Q, scene).tolist()
     scene.add(robot.group, "robot")
-    assert robot.in_collision_many(Q, scene).tolist() == before
+    assert robot.check(Q, scene).tolist() == before
     assert [robot.in_collision(q, scene) for q in Q] == before
+
+
+# ------------------------------------------------------------------- check and executors
+
+
+def test_check_is_the_name_and_in_collision_many_the_old_one(panda: RobotModel) -> None:
+    Q = panda.sample(120, 31)
+    scene = shelf()
+    answers = panda.check(Q, scene)
+    assert answers.tolist() == panda.in_collision_many(Q, scene).tolist()
+    assert answers.tolist() == [panda.in_collision(q, scene) for q in Q]
+    chunked = panda.check(Q, scene, chunk_size=7)  # serial, in chunks
+    assert chunked.dtype == bool and chunked.tolist() == answers.tolist()
+    assert panda.check(Q, scene, progress=True, chunk_size=50).tolist() == answers.tolist()
+    assert panda.check(np.zeros((0, 8)), scene, chunk_size=5).shape == (0,)
+    with pytest.raises(ShapeTypeError, match=r"executor must be a concurrent\.futures\.Executor"):
+        panda.check(Q, scene, executor="processes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="chunk_size must be"):
+        panda.check(Q, scene, chunk_size=0)
+    with pytest.raises(InvalidArgumentError, match=r"Q\[2\] must hold finite joint values"):
+        panda.check([panda.neutral, panda.neutral, np.full(8, np.nan)], executor=None)
+
+
+def test_check_and_check_motions_in_worker_processes(panda: RobotModel) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    scene = shelf()
+    robot: RobotModel = pickle.loads(pickle.dumps(panda))
+    robot.attach(Cuboid([0.04, 0.04, 0.12]), "panda_hand", trans(0, 0, 0.2), name="part")
+    Q = robot.sample(300, 17)
+    rng = np.random.default_rng(3)
+    Q0 = robot.sample(10, rng)
+    Q1 = np.clip(Q0 + rng.uniform(-0.5, 0.5, Q0.shape), robot.limits[:, 0], robot.limits[:, 1])
+    with ProcessPoolExecutor(2) as pool:
+        remote = robot.check(Q, scene, executor=pool, chunk_size=64)
+        motions = robot.check_motions(Q0, Q1, scene, executor=pool, chunk_size=4)
+    assert remote.tolist() == robot.check(Q, scene).tolist()
+    assert 0 < remote.sum() < len(Q)
+    assert motions.tolist() == robot.check_motions(Q0, Q1, scene).tolist()
+
+
+def test_check_on_a_dask_cluster(panda: RobotModel) -> None:
+    distributed = pytest.importorskip("distributed")
+    scene = shelf()
+    Q = panda.sample(200, 23)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        remote = panda.check(Q, scene, executor=client.get_executor(), chunk_size=50)
+    assert remote.tolist() == panda.check(Q, scene).tolist()
+
+
+def test_pickled_robot_keeps_its_allowed_pairs(robot: RobotModel) -> None:
+    scene = table_scene()
+    robot.allow("panda_link0", "table")
+    copy: RobotModel = pickle.loads(pickle.dumps((robot, scene)))[0]
+    assert copy.allowed_scene_pairs == [("panda_link0", "table")]
+    Q = robot.sample(100, 5)
+    assert copy.check(Q, scene).tolist() == robot.check(Q, scene).tolist()
+
+
+# -------------------------------------------------------------- allowed scene pairs
+
+
+def table_scene() -> Scene:
+    """A table whose top is 1 mm above the bottom of the base link (which stands on it)."""
+    scene = Scene()
+    scene.add(Cuboid([1.6, 1.2, 0.05], pose=trans(0.3, 0.0, -0.024)), "table")
+    return scene
+
+
+def test_a_link_allowed_to_touch_a_scene_object(robot: RobotModel) -> None:
+    scene = table_scene()
+    ready = robot.states["default"]
+    assert robot.colliding_pairs(ready, scene) == [("panda_link0", "table")]
+    assert robot.distance(ready, scene).part == "panda_link0"
+    robot.allow("panda_link0", "table")
+    robot.allow("panda_link0", "table")  # twice is once
+    assert robot.allowed_scene_pairs == [("panda_link0", "table")]
+    assert not robot.in_collision(ready, scene)
+    assert robot.colliding_pairs(ready, scene) == []
+    clearance = robot.distance(ready, scene)
+    assert clearance.part != "panda_link0" and clearance.other == "table"
+    assert clearance.distance == pytest.approx(0.14, abs=0.01)  # link 1, 14 cm above it
+    # The other links still collide with the table: the hand pushed down onto it.
+    down = np.array([0.0, 1.3, 0.0, -1.0, 0.0, 1.5, 0.785, 0.02])
+    assert robot.in_collision(down, scene) and not robot.self_collision(down)
+    assert robot.colliding_pairs(down, scene)[:2] == [
+        ("panda_link7", "table"),
+        ("panda_hand", "table"),
+    ]
+    Q = robot.sample(200, 41)
+    assert robot.check(Q, scene).tolist() == [robot.in_collision(q, scene) for q in Q]
+    assert 0 < robot.check(Q, scene).sum() < len(Q)
+    step = np.zeros(8)
+    step[0] = 0.5
+    assert robot.check_motion(ready - step, ready + step, scene)
+    robot.disallow("panda_link0", "table")
+    assert robot.allowed_scene_pairs == []
+    assert robot.in_collision(ready, scene)
+    assert not robot.check_motion(ready - step, ready + step, scene)
+
+
+def test_allowed_pairs_of_attached_objects_and_errors(robot: RobotModel) -> None:
+    ready = robot.states["default"]
+    T_world_tip = robot.fk(ready)["panda_hand"] @ trans(0.0, 0.0, 0.25)
+    scene = Scene()
+    scene.add(Sphere(0.02, pose=trans(*T_world_tip[:3, 3])), "holder")
+    robot.attach(Cuboid([0.02, 0.02, 0.1]), "panda_hand", trans(0, 0, 0.22), name="tool")
+    assert robot.colliding_pairs(ready, scene) == [("tool", "holder")]
+    robot.allow("tool", "holder")
+    assert not robot.in_collision(ready, scene)
+    robot.detach("tool")  # its allowed pairs go with it
+    assert robot.allowed_scene_pairs == []
+    with pytest.raises(RobotModelError, match="part 'tool' is not a link or attached object"):
+        robot.allow("tool", "holder")
+    with pytest.raises(RobotModelError, match="part 42 is not a link or attached object"):
+        robot.allow(42, "holder")  # type: ignore[arg-type]
+    with pytest.raises(ShapeTypeError, match="obstacle must be the name of a scene object"):
+        robot.allow("panda_hand", "")
+    with pytest.raises(ShapeTypeError, match=r"obstacle must be .* got None"):
+        robot.disallow("panda_hand", None)  # type: ignore[arg-type]
+
+
+def test_answers_follow_every_change_of_the_scene(robot: RobotModel) -> None:
+    ready = robot.states["default"]
+    T_world_hand = robot.fk(ready)["panda_hand"]
+    step = np.zeros(8)
+    step[0] = 0.3
+    scene = Scene()
+    far = Cuboid([0.1, 0.1, 0.1], pose=trans(2, 0, 0))
+    scene.add(far, "far")
+    revision = scene.revision
+
+    def answers() -> tuple[bool, bool, set[str], str | None, bool]:
+        return (
+            robot.in_collision(ready, scene),
+            bool(robot.check([ready], scene)[0]),
+            {f"{a} - {b}" for a, b in robot.colliding_pairs(ready, scene) if a == "panda_hand"},
+            robot.distance(ready, scene).other,
+            robot.check_motion(ready - step, ready + step, scene),
+        )
+
+    assert answers() == (False, False, set(), "far", True)
+    scene.add(Cuboid([0.04, 0.04, 0.04], pose=T_world_hand), "onto the hand")  # added
+    assert scene.revision > revision
+    assert answers() == (True, True, {"panda_hand - onto the hand"}, "onto the hand", False)
+    scene["onto the hand"].T = trans(0.0, 2.0, 0.0)  # moved away
+    assert answers() == (False, False, set(), "far", True)
+    far.T = T_world_hand  # the other one moved in
+    assert answers()[:3] == (True, True, {"panda_hand - far"})
+    far.scale = [0.01, 0.01, 0.01]  # resized: now between the fingers, touching nothing
+    far.T = T_world_hand @ trans(0.0, 0.0, 0.2)
+    assert answers()[:3] == (False, False, set())
+    assert robot.colliding_pairs(ready, scene) == []
+    far.scale = [0.25, 0.25, 0.25]  # grown onto the fingertips
+    assert answers()[:2] == (True, True)
+    assert ("panda_leftfinger", "far") in robot.colliding_pairs(ready, scene)
+    scene.remove("far")  # removed
+    assert answers() == (False, False, set(), "onto the hand", True)
+    scene.remove("onto the hand")
+    assert answers() == (False, False, set(), None, True)
+
+
+def test_the_grid_cull_of_single_calls_agrees_with_numpy(robot: RobotModel) -> None:
+    """After a few single calls against unchanged obstacles, one configuration is culled on a
+    grid in plain floats: the same pairs as the numpy cull, rotated boxes and half-spaces
+    included, allowed pairs left out."""
+    rng = np.random.default_rng(12)
+    scene = Scene()
+    for k in range(40):
+        T = np.eye(4)
+        R, upper = np.linalg.qr(rng.normal(size=(3, 3)))  # a random rotation
+        R = R * np.sign(np.diag(upper))
+        T[:3, :3] = R if np.linalg.det(R) > 0 else -R
+        T[:3, 3] = rng.uniform([-1.2, -1.2, -0.2], [1.2, 1.2, 1.4])
+        scene.add(Cuboid(rng.uniform(0.02, 0.15, 3), pose=T), f"box{k}")
+    scene.add(HalfSpace([0.2, 0.0, 1.0], -0.15), "slope")
+    robot.allow("panda_hand", "box3")
+    robot.allow("panda_link0", "slope")
+    robot.group.T = trans(0.1, -0.05, 0.02)
+    Q = robot.sample(60, 13)
+    answers = [robot.in_collision(q, scene) for q in Q[:8]]
+    view = robot._view(scene)
+    assert robot._obstacle_cache(view).grid is None  # culled in numpy so far
+    answers += [robot.in_collision(q, scene) for q in Q[8:]]
+    assert robot._obstacle_cache(view).grid is not None
+    assert answers == robot.check(Q, scene).tolist()
+    assert 0 < sum(answers) < len(Q)
+    for q in Q:
+        centres = robot._configuration(q)[2]
+        grid_cull = robot._scene_candidates(centres, view)
+        touching, near = robot._near(np.array(centres), view)
+        element, obstacle = np.nonzero(touching)
+        assert grid_cull == (element * len(view.shapes) + near[obstacle]).tolist()

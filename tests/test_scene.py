@@ -397,9 +397,9 @@ def test_a_pair_coal_cannot_answer_raises_at_every_query() -> None:
     scene = scene_of(octree=OcTree(OCTREE_POINTS, 0.1), ellipsoid=ellipsoid)
     assert not scene.in_collision()  # far apart: their boxes do not meet
     ellipsoid.T = trans(0.1)
-    with pytest.raises(UnsupportedPairError, match="between a OcTree and a Ellipsoid"):
+    with pytest.raises(UnsupportedPairError, match="between an OcTree and an Ellipsoid"):
         scene.in_collision()
-    with pytest.raises(UnsupportedPairError, match="between a OcTree and a Ellipsoid"):
+    with pytest.raises(UnsupportedPairError, match="between an OcTree and an Ellipsoid"):
         scene.collisions()  # not answered from half-found results
     ellipsoid.T = trans(5.0)
     assert not scene.in_collision()
@@ -477,13 +477,10 @@ def test_geometry_pairs_reads_each_run_once(runs: list[int], most_reads: int) ->
 # ---------------------------------------------------------------------------- pickling
 
 
-def test_a_scene_cannot_be_pickled_but_its_shapes_can() -> None:
+def test_copies_of_a_scenes_shapes_are_not_in_it() -> None:
+    # Pickling the scene itself: tests/test_scene_pickle.py.
     a, b = ball(0.0), ball(3.0)
     scene = scene_of(a=a, b=b)
-    with pytest.raises(TypeError, match="a Scene cannot be pickled or copied"):
-        pickle.dumps(scene)
-    with pytest.raises(TypeError, match="a Scene cannot be pickled or copied"):
-        copy.copy(scene)
     for twin in (pickle.loads(pickle.dumps(b)), copy.deepcopy(b), copy.copy(b)):
         assert twin.equals(b)
         twin.T = trans(0.2)  # moving a copy is not a move of b

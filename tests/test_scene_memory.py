@@ -65,8 +65,10 @@ def test_moves_and_queries_keep_no_memory() -> None:
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    # Registering again as shapes start and stop kept about 200 bytes per query.
-    assert grown < 50_000, f"{grown} bytes kept over 5,000 queries"
+    # Registering again as shapes start and stop kept about 200 bytes per query (1 MB here);
+    # the pair caches of the shape queries (at most 512 partners a shape) and the pairs found
+    # level off near 50 kB.
+    assert grown < 200_000, f"{grown} bytes kept over 5,000 queries"
 
 
 def test_the_coal_objects_of_a_leaf_are_not_referenced_more_and_more() -> None:

@@ -389,5 +389,5 @@ def test_an_octree_pair_without_contacts_is_reported_as_coal_reports_it() -> Non
     scene.add(OcTree(OCTREE_POINTS, 0.1), "a")
     scene.add(OcTree(OCTREE_POINTS, 0.1), "b")
     assert scene.collisions() == [("a", "b")]
-    with pytest.raises(UnsupportedPairError, match="OcTree and a OcTree"):
+    with pytest.raises(UnsupportedPairError, match="OcTree and an OcTree"):
         scene.contacts()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import pickle
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -486,3 +488,23 @@ def test_repr_never_fails(kind: str) -> None:
 def test_hull_and_octree_repr_summarise_their_points() -> None:
     assert "points=<9 points>" in repr(sc.ConvexHull(HULL_POINTS))
     assert "points=<2 points>, resolution=0.1" in repr(sc.OcTree([[0, 0, 0], [1, 1, 1]], 0.1))
+
+
+def test_a_colour_name_without_matplotlib_is_a_clear_error() -> None:
+    """matplotlib is optional: a colour name then says what to install or give instead."""
+    code = (
+        "import sys; sys.modules['matplotlib'] = None\n"
+        "import spatialcontact as sc\n"
+        "try:\n"
+        "    sc.Sphere(1.0, color='tan')\n"
+        "except sc.InvalidShapeError as e:\n"
+        "    print(e)\n"
+        "print(sc.Sphere(1.0, color=[0, 255, 0]).color)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    first, second = done.stdout.splitlines()
+    assert first == (
+        "color 'tan' is a colour name, which needs matplotlib (pip install "
+        "'spatialcontact[plot]'); give 3-4 numbers instead"
+    )
+    assert second == "(0.0, 1.0, 0.0, 1.0)"

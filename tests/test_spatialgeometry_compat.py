@@ -21,6 +21,7 @@ from hypothesis import assume, given
 from spatialmath import SE3
 
 import spatialcontact as sc
+from spatialcontact import _closed_form as cf
 
 assert sg.__version__ == "1.4.2"
 
@@ -260,6 +261,17 @@ def test_same_closest_point_on_random_poses(
     oa.T, ob.T = Ta, Tb
     d_theirs, p1_theirs, p2_theirs = ta.closest_point(tb, inf_dist=math.inf)
     d_ours, p1_ours, p2_ours = near(oa, ob, math.inf)
+    if {name_a, name_b} == {"Sphere", "Cylinder"} and min(d_ours, d_theirs) < 0.0:
+        # On overlap spatialgeometry passes Coal's answer through, which ignores the caps (up
+        # to 0.26 m off, docs/conventions-distance.md); ours is the closed form.
+        sphere, T = (Ta, Tb) if name_a == "Sphere" else (Tb, Ta)
+        exact = cf.sphere_cylinder(sphere[:3, 3], 0.4, T, 0.3, 1.1)
+        exact = exact if name_a == "Sphere" else cf.swap(exact)
+        assert d_ours == pytest.approx(exact.d[0], abs=1e-12) and d_theirs < 1e-9
+        np.testing.assert_allclose(p1_ours, exact.p1[0], atol=1e-12)
+        np.testing.assert_allclose(p2_ours, exact.p2[0], atol=1e-12)
+        assert oa.distance(ob) == d_ours
+        return
     assert d_ours == pytest.approx(d_theirs, abs=1e-9)
     np.testing.assert_allclose(p1_ours, p1_theirs, atol=1e-9)
     np.testing.assert_allclose(p2_ours, p2_theirs, atol=1e-9)

@@ -1,10 +1,10 @@
 """Per-shape Coal state: the transform, the geometry and the per-partner caches of queries.
 
 Each leaf shape keeps, per partner shape, the Coal functor, request and result of every query
-kind it has asked of that pair. The caches are keyed by the partner's ``id()`` and hold nothing
-that keeps the partner alive: a partner that is collected takes its entries out of every cache
-first (:func:`drop_partner`, called from its finaliser), before its ``id`` can be reused or its
-geometry freed (the functors hold raw pointers to both geometries).
+kind it has asked of that pair. The caches are keyed by the partner's serial (``_uid``, never
+reused in a process) and hold nothing that keeps the partner alive: a partner that is collected
+takes its entries out of every cache first (:func:`drop_partner`, called from its finaliser),
+before its geometry is freed (the functors hold raw pointers to both geometries).
 
 Threads
 -------
@@ -77,11 +77,11 @@ def init_state(shape: Any) -> None:
     shape._thread_pairs = {}
     shape._cached_by = weakref.WeakSet()
     shape._bounds_cache = None
-    weakref.finalize(shape, drop_partner, shape._cached_by, id(shape))
+    weakref.finalize(shape, drop_partner, shape._cached_by, shape._uid)
 
 
 def drop_partner(hosts: weakref.WeakSet[Any], ident: int) -> None:
-    """Take the entries naming the shape ``ident`` out of the caches of ``hosts``."""
+    """Take the entries naming the shape of serial ``ident`` out of the caches of ``hosts``."""
     for host in list(hosts):
         for name in PAIR_CACHES:
             getattr(host, name).pop(ident, None)
@@ -94,7 +94,7 @@ def drop_partner(hosts: weakref.WeakSet[Any], ident: int) -> None:
 
 def forget(shape: Any) -> None:
     """Drop every cached pair that involves ``shape`` (its geometry changed or went away)."""
-    ident = id(shape)
+    ident = shape._uid
     for name in PAIR_CACHES:
         getattr(shape, name).clear()
     shape._thread_pairs.clear()
@@ -105,7 +105,7 @@ def remember(a: Any, b: Any, cache: dict[int, Any], entry: tuple[Any, ...]) -> N
     """Keep ``entry`` (whose last field is the current thread's ident) for the pair ``a``, ``b``."""
     if len(cache) >= CACHE_LIMIT:
         cache.clear()
-    cache[id(b)] = entry
+    cache[b._uid] = entry
     b._cached_by.add(a)
 
 
@@ -117,7 +117,7 @@ def thread_entry(a: Any, b: Any, kind: str, make: Any) -> tuple[Any, ...]:
     other threads keep theirs in ``a._thread_pairs``.
     """
     cache: dict[int, Any] = getattr(a, kind)
-    entry = cache.get(id(b))
+    entry = cache.get(b._uid)
     me = threading.get_ident()
     if entry is not None and entry[-1] == me:
         return entry
@@ -125,7 +125,7 @@ def thread_entry(a: Any, b: Any, kind: str, make: Any) -> tuple[Any, ...]:
         entry = make(a, b)
         remember(a, b, cache, entry)
         return entry
-    key = (kind, id(b), me)
+    key = (kind, b._uid, me)
     entry = a._thread_pairs.get(key)
     if entry is None:
         entry = make(a, b)

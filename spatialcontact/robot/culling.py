@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from .kinematics import Pose12
 
 __all__ = [
     "CULL_SLACK",
+    "BoxGrid",
     "Spheres",
     "bounding_sphere",
     "box_frames",
@@ -254,3 +256,83 @@ class Spheres:
         d = centres[:, self._pair_a] - centres[:, self._pair_b]
         near: np.ndarray = np.einsum("nij,nij->ni", d, d) <= self._pair_limit
         return near
+
+
+class BoxGrid:
+    """Boxes binned in a uniform grid, for culling one configuration's spheres in plain floats.
+
+    Each cell of side ``cell`` lists the boxes whose bounding box, grown by ``reach`` (the
+    largest sphere radius plus :data:`CULL_SLACK`), meets the cell: a sphere of radius at
+    most ``reach - CULL_SLACK`` can come within :data:`CULL_SLACK` of only the boxes listed in
+    the cell of its centre. Those are then tested exactly (:func:`sphere_box_gaps`, one at a
+    time). Unbounded boxes (half-spaces) are tested for every sphere.
+
+    Parameters
+    ----------
+    rotations : ndarray, shape (B, 3, 3)
+    centres : ndarray, shape (B, 3)
+    half : ndarray, shape (B, 3)
+        The boxes, as for :func:`sphere_box_gaps` (all in the frame of the spheres).
+    index : ndarray of int, shape (B,)
+        What :meth:`near` reports for each box.
+    largest : float
+        The largest radius of the spheres culled.
+    """
+
+    def __init__(
+        self,
+        rotations: np.ndarray,
+        centres: np.ndarray,
+        half: np.ndarray,
+        index: np.ndarray,
+        largest: float,
+    ) -> None:
+        reach = largest + CULL_SLACK
+        self.cell = cell = max(reach, 0.02)
+        boxes = []
+        for R, c, h, j in zip(rotations, centres, half, index.tolist(), strict=True):
+            boxes.append((j, *R.T.reshape(-1).tolist(), *c.tolist(), *h.tolist()))
+        self._everywhere = tuple(
+            b for b, h in zip(boxes, half, strict=True) if not np.isfinite(h).all()
+        )
+        cells: dict[tuple[int, int, int], list[Any]] = {}
+        for box, R, c, h in zip(boxes, rotations, centres, half, strict=True):
+            if not np.isfinite(h).all():
+                continue
+            extent = np.abs(R) @ h + reach  # the box's bounding box, grown
+            low = np.floor((c - extent) / cell).astype(int).tolist()
+            high = np.floor((c + extent) / cell).astype(int).tolist()
+            for i in range(low[0], high[0] + 1):
+                for j in range(low[1], high[1] + 1):
+                    for k in range(low[2], high[2] + 1):
+                        cells.setdefault((i, j, k), []).append(box)
+        self._cells = {key: tuple(found) for key, found in cells.items()}
+
+    def near(self, centres: list[Point], radius: list[float]) -> list[tuple[int, int]]:
+        """The (sphere, box index) pairs within :data:`CULL_SLACK` of touching, sphere by
+        sphere, for spheres of at most the grid's ``largest`` radius."""
+        out = []
+        cells, cell, everywhere = self._cells, self.cell, self._everywhere
+        empty: tuple[Any, ...] = ()
+        for e, (x, y, z) in enumerate(centres):
+            key = (math.floor(x / cell), math.floor(y / cell), math.floor(z / cell))
+            found = cells.get(key, empty) + everywhere
+            if not found:
+                continue
+            limit = (radius[e] + CULL_SLACK) ** 2
+            for box in found:
+                j, r0, r1, r2, r3, r4, r5, r6, r7, r8, cx, cy, cz, hx, hy, hz = box
+                dx, dy, dz = x - cx, y - cy, z - cz
+                u = abs(r0 * dx + r1 * dy + r2 * dz) - hx
+                v = abs(r3 * dx + r4 * dy + r5 * dz) - hy
+                w = abs(r6 * dx + r7 * dy + r8 * dz) - hz
+                d = 0.0
+                if u > 0.0:
+                    d += u * u
+                if v > 0.0:
+                    d += v * v
+                if w > 0.0:
+                    d += w * w
+                if d <= limit:
+                    out.append((e, j))
+        return out

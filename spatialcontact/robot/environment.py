@@ -6,8 +6,10 @@ link-obstacle pairs in numpy (for one configuration or many at once) before aski
 the pairs left. It reads the scene
 through its public methods only (``names``, ``len(scene)``, ``scene[name]``) and is rebuilt
 whenever the scene's objects, or anything inside them, changed since it was last read: each
-refresh compares the objects and their revision counters, which every move, resize or change
-of a group's elements raises. The objects are looked up by name again only when the scene's
+refresh first compares the scene's :attr:`~spatialcontact.Scene.revision` (which every object
+added, removed, moved or changed raises) with the one seen last, and when it differs compares
+the objects and their own revision counters (so that moves of the robot's own group, when it
+is in the scene, rebuild nothing). The objects are looked up by name again only when the scene's
 ``names`` tuple is not the one seen last (a scene builds a new one whenever its objects
 change).
 """
@@ -49,6 +51,7 @@ class SceneView:
     """
 
     def __init__(self) -> None:
+        self._scene_revision = -1
         self._names: tuple[str, ...] | None = None
         self._objects: list[Any] = []
         self._revisions: list[int] = []
@@ -60,7 +63,7 @@ class SceneView:
         self.revision = 0
 
     def refresh(self, scene: Any, own: frozenset[int]) -> None:
-        """Bring the view up to date with ``scene``.
+        """Bring the view up to date with ``scene`` (always the same scene for one view).
 
         Parameters
         ----------
@@ -69,6 +72,10 @@ class SceneView:
         own : frozenset of int
             ``id()`` of the robot's own shapes, left out when the robot is in the scene.
         """
+        revision = scene.revision
+        if revision == self._scene_revision:
+            return  # nothing was added, removed, moved or changed since the last refresh
+        self._scene_revision = revision
         names = scene.names
         # A scene hands out a new names tuple whenever an object joins or leaves: the same
         # tuple means the same objects, which are then not looked up again one by one.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from math import cos, sin
+from typing import Any
 
 import numpy as np
 
@@ -166,6 +167,16 @@ class Kinematics:
             strict=True,
         )
         self._program = [(b, p, *row) for (b, p), row in zip(self._steps, rows, strict=True)]
+        self._compiled = _compile(self._program, len(self.parent))
+
+    def __getstate__(self) -> dict[str, object]:
+        state = self.__dict__.copy()
+        del state["_compiled"]  # a function made by _compile: made again on loading
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._compiled = _compile(self._program, len(self.parent))
 
     @property
     def n_bodies(self) -> int:
@@ -182,7 +193,8 @@ class Kinematics:
         """``T_base_body`` of every body for one checked configuration, in plain floats.
 
         For one configuration, Python arithmetic on a few dozen floats costs less than the
-        per-call overhead of the numpy calls :meth:`body_poses_many` makes.
+        per-call overhead of the numpy calls :meth:`body_poses_many` makes. The arithmetic is
+        written out once per robot by :func:`_compile`, without the terms that are zero.
 
         Parameters
         ----------
@@ -193,42 +205,8 @@ class Kinematics:
         list of Pose12
             One pose per body, the top three rows of ``T_base_body`` row by row.
         """
-        out: list[Pose12] = [_IDENTITY] * len(self.parent)
-        for b, p, r, a, k, t, d, i, m, o in self._program:
-            v = m * q[i] + o
-            s, c = sin(v), cos(v)
-            l0, l1, l2 = (
-                r[0] + s * a[0] - c * k[0],
-                r[1] + s * a[1] - c * k[1],
-                r[2] + s * a[2] - c * k[2],
-            )
-            l3, l4, l5 = (
-                r[3] + s * a[3] - c * k[3],
-                r[4] + s * a[4] - c * k[4],
-                r[5] + s * a[5] - c * k[5],
-            )
-            l6, l7, l8 = (
-                r[6] + s * a[6] - c * k[6],
-                r[7] + s * a[7] - c * k[7],
-                r[8] + s * a[8] - c * k[8],
-            )
-            x, y, z = t[0] + v * d[0], t[1] + v * d[1], t[2] + v * d[2]
-            p0, p1, p2, px, p3, p4, p5, py, p6, p7, p8, pz = out[p]
-            out[b] = (
-                p0 * l0 + p1 * l3 + p2 * l6,
-                p0 * l1 + p1 * l4 + p2 * l7,
-                p0 * l2 + p1 * l5 + p2 * l8,
-                p0 * x + p1 * y + p2 * z + px,
-                p3 * l0 + p4 * l3 + p5 * l6,
-                p3 * l1 + p4 * l4 + p5 * l7,
-                p3 * l2 + p4 * l5 + p5 * l8,
-                p3 * x + p4 * y + p5 * z + py,
-                p6 * l0 + p7 * l3 + p8 * l6,
-                p6 * l1 + p7 * l4 + p8 * l7,
-                p6 * l2 + p7 * l5 + p8 * l8,
-                p6 * x + p7 * y + p8 * z + pz,
-            )
-        return out
+        poses: list[Pose12] = self._compiled(q)
+        return poses
 
     def body_poses_many(self, Q: np.ndarray) -> np.ndarray:
         """``T_base_body`` of every body for many checked configurations.
@@ -281,3 +259,69 @@ def _resolve(
     if not (math.isfinite(multiplier) and math.isfinite(offset)):
         raise RobotModelError(f"URDF {source!r}, joint {seen[0]!r}: mimic values overflow")
     return joint.name, multiplier, offset
+
+
+_ZERO = 1e-15
+"""Coefficients of the joint transforms smaller than this are left out of the compiled forward
+kinematics (the ``6e-17`` of ``cos(pi / 2)`` in a URDF's ``rpy``, say)."""
+
+
+def _sum(terms: list[tuple[float, str]]) -> str:
+    """Python source for ``sum(coefficient * name)`` (an empty name is the constant 1), with
+    zero coefficients left out and unit ones written as the name alone."""
+    parts = []
+    for coefficient, name in terms:
+        if abs(coefficient) < _ZERO:
+            continue
+        if not name:
+            parts.append(repr(coefficient))
+        elif coefficient == 1.0:
+            parts.append(name)
+        elif coefficient == -1.0:
+            parts.append(f"-{name}")
+        else:
+            parts.append(f"{coefficient!r} * {name}")
+    return " + ".join(parts).replace("+ -", "- ") or "0.0"
+
+
+def _compile(program: list[tuple[Any, ...]], bodies: int) -> Any:
+    """A function ``q -> list of Pose12`` doing what ``Kinematics._program`` describes, with the
+    robot's constants written into its source (see :meth:`Kinematics.body_poses`).
+
+    Each body's rotation is ``R_p @ (C + sin(v) A - cos(v) B)`` and its origin ``R_p @ (t + v
+    d) + t_p`` (``p`` its parent): products with coefficients that are zero are left out,
+    and a body whose parent is the root takes its local transform as it is.
+    """
+    lines = ["def body_poses(q):", f"    out = [IDENTITY] * {bodies}"]
+    for b, p, r, a, k, t, d, i, m, o in program:
+        lines.append(f"    v = {_sum([(m, f'q[{i}]'), (o, '')])}")
+        revolute = any(abs(x) >= _ZERO for x in (*a, *k))
+        if revolute:
+            lines.append("    s = sin(v)")
+            lines.append("    c = cos(v)")
+        local = [_sum([(r[j], ""), (a[j], "s"), (-k[j], "c")]) for j in range(9)]
+        origin = [_sum([(t[j], ""), (d[j], "v")]) for j in range(3)]
+        if p == 0:
+            entries = [*local[0:3], origin[0], *local[3:6], origin[1], *local[6:9], origin[2]]
+            lines.append(f"    out[{b}] = ({', '.join(entries)})")
+            continue
+        for j, text in enumerate(local):
+            lines.append(f"    l{j} = {text}")
+        for j, text in enumerate(origin):
+            lines.append(f"    x{j} = {text}")
+        lines.append(f"    p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11 = out[{p}]")
+        entries = []
+        for row in range(3):
+            parent = [f"p{4 * row + col}" for col in range(3)]
+            for col in range(3):
+                terms = [
+                    f"{parent[n]} * l{3 * n + col}" for n in range(3) if local[3 * n + col] != "0.0"
+                ]
+                entries.append(" + ".join(terms) or "0.0")
+            terms = [f"{parent[n]} * x{n}" for n in range(3) if origin[n] != "0.0"]
+            entries.append(" + ".join([*terms, f"p{4 * row + 3}"]))
+        lines.append(f"    out[{b}] = ({', '.join(entries)})")
+    lines.append("    return out")
+    namespace: dict[str, Any] = {"sin": sin, "cos": cos, "IDENTITY": _IDENTITY}
+    exec("\n".join(lines), namespace)  # the source is made above, of numbers and names only
+    return namespace["body_poses"]

@@ -15,6 +15,8 @@ robot's root link, the identity unless you move the group); ``base`` is the root
 
 from __future__ import annotations
 
+import concurrent.futures
+import copy
 import math
 import weakref
 from collections.abc import Iterable
@@ -32,6 +34,7 @@ from ..pose import as_pose
 from ..shapes import CollisionShape, Cuboid, Cylinder, Sphere
 from .culling import (
     CULL_SLACK,
+    BoxGrid,
     Spheres,
     bounding_sphere,
     box_frames,
@@ -44,6 +47,7 @@ from .urdf import GeometrySpec, RobotSpec, SemanticSpec, read_srdf, read_urdf
 
 if TYPE_CHECKING:
     from ..scene import Scene
+    from ..spheres import CoverageReport, SphereModel
     from .motion import MotionModel
 
 __all__ = ["Attachment", "RobotDistance", "RobotModel"]
@@ -51,8 +55,12 @@ __all__ = ["Attachment", "RobotDistance", "RobotModel"]
 LIMIT_TOLERANCE = 1e-9
 """A joint value this far (radians or metres) outside its limits still counts as inside."""
 
+_GRID_AFTER = 8
+"""Single configurations culled in numpy against unchanged obstacles before they are put in a
+grid (a scene that changes at every call never pays for building one)."""
+
 _CHUNK = 2048
-"""Configurations culled together against a scene by :meth:`RobotModel.in_collision_many`."""
+"""Configurations culled together against a scene by :meth:`RobotModel.check`."""
 
 
 class RobotDistance(NamedTuple):
@@ -103,6 +111,65 @@ class Attachment:
     allowed: frozenset[str]
 
 
+class _Obstacles:
+    """A scene view's obstacle boxes in the robot's base frame, with what the culls need.
+
+    Attributes
+    ----------
+    view, revision, W, allowed_revision
+        What it was made from: the view and its revision, the group's world pose and the
+        robot's allowed-pair revision.
+    rotations : ndarray, shape (B, 3, 3), base frame
+    centres : ndarray, shape (B, 3), base frame
+    answers : dict of int to bool
+        Collision answers of root-link elements (fixed in the base frame), by pair key.
+    near : ndarray of int, shape (b,)
+        The obstacles within the robot's reach.
+    frames, half_near
+        :func:`box_frames` and half sides of the ``near`` obstacles.
+    allowed : ndarray of bool, shape (E, B), or None
+        The element-obstacle pairs allowed by :meth:`RobotModel.allow` (None: none are).
+    free_near : ndarray of bool, shape (E, b), or None
+        The pairs with the ``near`` obstacles that are not allowed.
+    uses, grid
+        How many single configurations were culled against these boxes, and once there were
+        more than :data:`_GRID_AFTER`, the boxes in a :class:`BoxGrid` (culling one
+        configuration in plain floats, whatever the number of boxes).
+    """
+
+    def __init__(self, robot: RobotModel, view: SceneView, W: np.ndarray) -> None:
+        self.view, self.revision, self.W = view, view.revision, W
+        self.allowed_revision = robot._allowed_revision
+        R_world_base = W[:3, :3]
+        self.rotations = np.einsum("ji,bjk->bik", R_world_base, view.rotations)  # R^T R_box
+        self.centres = (view.centres - W[:3, 3]) @ R_world_base  # R^T (c - t), row by row
+        self.answers: dict[int, bool] = {}
+        # The obstacles the robot can reach at all: within its reach of the root's origin.
+        origin = sphere_box_gaps(
+            np.zeros((1, 3)),
+            np.array([robot._reach]),
+            box_frames(self.rotations, self.centres),
+            view.half,
+        )[0]
+        self.near = np.flatnonzero(origin <= CULL_SLACK)
+        self.frames = box_frames(self.rotations[self.near], self.centres[self.near])
+        self.half_near = view.half[self.near]
+        self.allowed: np.ndarray | None = None
+        self.free_near: np.ndarray | None = None
+        self.uses = 0
+        self.grid: BoxGrid | None = None
+        pairs = robot._scene_allowed
+        if pairs:
+            allowed = np.zeros((len(robot._parts), len(view.shapes)), dtype=bool)
+            owners = np.array(view.owners, dtype=object)
+            parts = np.array(robot._parts, dtype=object)
+            for part, name in pairs:
+                allowed[np.ix_(parts == part, owners == name)] = True
+            if allowed.any():
+                self.allowed = allowed
+                self.free_near = ~allowed[:, self.near]
+
+
 def _listing(names: Iterable[str]) -> str:
     shown = list(names)
     text = ", ".join(repr(n) for n in shown[:20])
@@ -124,7 +191,7 @@ class RobotModel:
         ``removeCollisionPairs`` with the same SRDF. Attached objects are checked against
         every link except their :attr:`Attachment.allowed` links, and against each other
         unless they move with the same body. Scene checks test every link and attached object
-        against every object of the scene.
+        against every object of the scene, except the pairs :meth:`allow` skips.
 
     Geometry
         ``geometry="mesh"`` uses the URDF's meshes as they are: hollow triangle surfaces, the
@@ -136,10 +203,10 @@ class RobotModel:
         spheres are the same in both.
 
     Placement
-        :meth:`set_q` places :attr:`group` at a configuration. A query places it too when it
-        asks Coal (not when the bounding spheres settle the answer), and leaves it there:
-        :attr:`q` always tells where it is. Call :meth:`set_q` before using :attr:`group`
-        yourself.
+        :meth:`set_q` places :attr:`group` at a configuration, and only :meth:`set_q` moves
+        it (:attr:`q` tells where it is): the queries check private copies of the elements,
+        which they move only as far as Coal is asked about them. Call :meth:`set_q` before
+        using :attr:`group` yourself (contacts for a picture, a scene holding the robot).
 
     Attributes
     ----------
@@ -153,17 +220,20 @@ class RobotModel:
 
     Notes
     -----
-    Robots pickle: the copy holds copies of the shapes and gives the same answers. A robot is
-    not safe to share between threads (its queries move its shapes); give each thread or
-    process its own copy. Queries never modify a scene; a scene holding the robot's own group
-    is checked without it.
+    Robots pickle (attached objects and allowed scene pairs included): the copy holds copies
+    of the shapes and gives the same answers, so :meth:`check` and :meth:`check_motions` can
+    run on worker processes (``executor=``). A robot is not safe to share between threads
+    (its queries move its private copies of the shapes); give each thread its own copy.
+    Queries never modify a scene; a scene holding the robot's own group is checked without
+    it. The robot's view of a scene is refreshed whenever the scene's ``revision`` moves (an
+    object added, removed, moved or resized).
     """
 
     def __init__(
         self,
         spec: RobotSpec,
         semantic: SemanticSpec | None,
-        geometry: Literal["mesh", "convex"],
+        geometry: Literal["mesh", "convex", "spheres"],
     ) -> None:
         self._spec = spec
         self._semantic = semantic
@@ -201,6 +271,9 @@ class RobotModel:
         self._attachments: dict[str, Attachment] = {}
         self._disabled = self._disabled_link_pairs()
         self._views: weakref.WeakKeyDictionary[Any, SceneView] = weakref.WeakKeyDictionary()
+        self._twin_cache: dict[int, tuple[CollisionShape, int, CollisionShape]] = {}
+        self._scene_allowed: set[tuple[str, str]] = set()
+        self._allowed_revision = 0
         self._refresh_structure()
         self.set_q(self.neutral)
 
@@ -212,7 +285,8 @@ class RobotModel:
         path: Any,
         srdf: Any = None,
         package_dirs: Any = None,
-        geometry: Literal["mesh", "convex"] = "mesh",
+        geometry: Literal["mesh", "convex", "spheres"] = "mesh",
+        spheres: Any = None,
     ) -> RobotModel:
         """Load a robot from a URDF file, and optionally the link pairs an SRDF disables.
 
@@ -235,6 +309,11 @@ class RobotModel:
         geometry : {"mesh", "convex"}
             ``"mesh"``: the meshes as hollow surfaces (pinocchio's answers); ``"convex"``:
             each mesh's solid convex hull (faster, conservative). See the class notes.
+            ``"spheres"``: each link's spheres (a
+            :class:`~spatialcontact.spheres.SphereRobotModel`, checked in a compiled kernel).
+        spheres : SphereModel, optional
+            With ``geometry="spheres"``: the spheres (from :meth:`spheres` or
+            :func:`~spatialcontact.spheres.load_curobo`); None fits covering spheres.
 
         Returns
         -------
@@ -251,17 +330,26 @@ class RobotModel:
         MeshFileError, InvalidMeshError
             A mesh file cannot be read or holds no usable triangles.
         InvalidArgumentError
-            ``geometry`` is not ``"mesh"`` or ``"convex"``.
+            ``geometry`` is not ``"mesh"``, ``"convex"`` or ``"spheres"``, or ``spheres``
+            is given without ``geometry="spheres"`` or is not a SphereModel.
         """
-        if geometry not in ("mesh", "convex"):
+        if geometry not in ("mesh", "convex", "spheres"):
             raise InvalidArgumentError(
-                f"geometry must be 'mesh' or 'convex', got {describe(geometry)}"
+                f"geometry must be 'mesh', 'convex' or 'spheres', got {describe(geometry)}"
+            )
+        if spheres is not None and geometry != "spheres":
+            raise InvalidArgumentError(
+                f"spheres is for geometry='spheres', got geometry={geometry!r}"
             )
         spec = read_urdf(path, package_dirs)
         semantic = None
         if srdf is not None:
             dofs = Kinematics(spec).dof_names
             semantic = read_srdf(srdf, spec, dofs)
+        if geometry == "spheres":  # the sphere model (spatialcontact.spheres)
+            from ..spheres.model import sphere_robot
+
+            return sphere_robot(spec, semantic, spheres)
         return cls(spec, semantic, geometry)
 
     def _make_shape(self, g: GeometrySpec, label: str) -> CollisionShape:
@@ -297,7 +385,7 @@ class RobotModel:
 
     @property
     def geometry(self) -> str:
-        """str: ``"mesh"`` or ``"convex"``, as given to :meth:`from_urdf`."""
+        """str: ``"mesh"``, ``"convex"`` or ``"spheres"``, as given to :meth:`from_urdf`."""
         return self._geometry_kind
 
     @property
@@ -418,19 +506,20 @@ class RobotModel:
 
     # ------------------------------------------------------------------ checks
 
-    def _check_q(self, q: Any) -> list[float]:
-        """``q`` as a list of :attr:`dof` floats, checked for length, NaN and limits."""
+    def _check_q(self, q: Any, name: str = "q") -> list[float]:
+        """``q`` as a list of :attr:`dof` floats, checked for length, NaN and limits (errors
+        call it ``name``)."""
         if not (isinstance(q, np.ndarray) and q.dtype == np.float64):
-            q = numbers(q, "q", f"{self.dof} joint values")
+            q = numbers(q, name, f"{self.dof} joint values")
         if q.shape != (self.dof,):
             raise InvalidArgumentError(
-                f"q must have {self.dof} joint values ({', '.join(self.joint_names)}), got an "
-                f"array of shape {q.shape}"
+                f"{name} must have {self.dof} joint values ({', '.join(self.joint_names)}), "
+                f"got an array of shape {q.shape}"
             )
         values: list[float] = q.tolist()
         for v, (lo, hi) in zip(values, self._bounds_ok, strict=True):
             if not lo <= v <= hi:  # also NaN
-                clipped: list[float] = self._limited(q.reshape(1, -1), "q")[0].tolist()
+                clipped: list[float] = self._limited(q.reshape(1, -1), name)[0].tolist()
                 return clipped
         return values
 
@@ -487,10 +576,24 @@ class RobotModel:
         self._c_body = self._spheres.centre
         self._poses = np.zeros((len(body), 4, 4))  # a buffer for _place
         self._poses[:, 3, 3] = 1.0
+        # The queries move private copies of the elements (never robot.group).
+        live = {id(shape) for shape in self._shapes}
+        self._twin_cache = {k: v for k, v in self._twin_cache.items() if k in live}
+        self._twins = [self._twin_of(shape) for shape in self._shapes]
+        self._twin_tf = [None if t._is_group else t._tf for t in self._twins]
+        self._twin_query = [0] * len(body)
+        self._query = 0
+        self._source: list[Pose12] | np.ndarray = []
+        self._W_seen: np.ndarray | None = None
+        self._W_moved: np.ndarray | None = None
+        self._body_list = body
+        self._pair_a_list = self._pair_a.tolist()
+        self._pair_b_list = self._pair_b.tolist()
         self._contents = self.group._contents
         self._own = frozenset(id(s) for s in self.group.leaves()) | {id(self.group)}
         self._fixed = [b == 0 for b in body]  # elements that move with no joint
         self._cull_reach = ((self._radius + CULL_SLACK) ** 2)[:, None]
+        self._radius_list = self._radius.tolist()
         # How far from the root's origin any element can reach, in every configuration.
         self._reach = float(
             (
@@ -499,7 +602,7 @@ class RobotModel:
                 + self._radius
             ).max(initial=0.0)
         )
-        self._obstacles_for: tuple[Any, ...] | None = None
+        self._obstacles_for: _Obstacles | None = None
         self._motion_model: MotionModel | None = None
 
     def _checks(self, i: int, j: int, body: list[int]) -> bool:
@@ -597,8 +700,8 @@ class RobotModel:
 
     @property
     def q(self) -> np.ndarray:
-        """ndarray, shape (dof,): the configuration :attr:`group` is placed at (see the
-        class notes)."""
+        """ndarray, shape (dof,): the configuration :attr:`group` is placed at, by the last
+        :meth:`set_q` (the queries never move it; see the class notes)."""
         return np.array(self._q)
 
     def _place(self, T_base_body: list[Pose12], q: list[float]) -> None:
@@ -612,6 +715,58 @@ class RobotModel:
         """Place :attr:`group`'s elements at ``T_base_element`` (E, 4, 4), configuration ``q``."""
         self.group.set_poses(T_base_element, check=False)
         self._q = q
+
+    # ------------------------------------------------------------ the private copies
+
+    def _twin_of(self, shape: CollisionShape) -> CollisionShape:
+        """The private copy of an element that the queries move (one per element, remade
+        when the element is resized or its contents change)."""
+        cached = self._twin_cache.get(id(shape))
+        if cached is None or cached[0] is not shape or cached[1] != shape._contents:
+            twin = copy.copy(shape)
+            cached = self._twin_cache[id(shape)] = (shape, shape._contents, twin)
+        return cached[2]
+
+    def _begin(self, source: list[Pose12] | np.ndarray) -> None:
+        """Start placing the private copies for one configuration: ``source`` is
+        ``T_base_body`` of the bodies (plain floats), or the world poses of the elements
+        (E, 4, 4); each copy is moved when a query first needs it (:meth:`_twin`)."""
+        self._query += 1
+        self._source = source
+        W = self.group.world_T
+        if W is not self._W_seen:
+            self._W_seen = W
+            self._W_moved = None if np.array_equal(W, np.eye(4)) else W
+
+    def _twin(self, e: int) -> CollisionShape:
+        """Element ``e``'s private copy, placed at the configuration of :meth:`_begin`."""
+        twin = self._twins[e]
+        if self._twin_query[e] == self._query:
+            return twin
+        self._twin_query[e] = self._query
+        source = self._source
+        if isinstance(source, np.ndarray):
+            world = source[e]
+        else:
+            world = np.array(source[self._body_list[e]]).reshape(3, 4) @ self._T_body_element[e]
+            W = self._W_moved
+            if W is not None:
+                world = W[:3, :3] @ world
+                world[:, 3] += W[:3, 3]
+        tf = self._twin_tf[e]
+        if tf is None:  # a group (an attached object): placed as a whole
+            twin.T = np.vstack([world[:3], [0.0, 0.0, 0.0, 1.0]])
+        else:
+            tf.setTransform(world[:3, :3], world[:3, 3])
+        return twin
+
+    def _begin_many(self, T_base_element: np.ndarray) -> np.ndarray:
+        """World poses (..., E, 4, 4) of elements at ``T_base_element`` (..., E, 4, 4)."""
+        W = self.group.world_T
+        if np.array_equal(W, np.eye(4)):
+            return T_base_element
+        out: np.ndarray = W @ T_base_element
+        return out
 
     def _configuration(
         self, q: Any
@@ -633,48 +788,40 @@ class RobotModel:
         view.refresh(scene, self._own)
         return view
 
-    def _obstacles(self, view: SceneView) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The view's obstacle boxes in the base frame: rotations (B, 3, 3), centres (B, 3)
-        and half sides (B, 3)."""
-        cached = self._obstacle_cache(view)
-        return cached[3], cached[4], view.half
-
-    def _obstacle_cache(self, view: SceneView) -> tuple[Any, ...]:
-        """``(view, revision, W, rotations, centres, static answers, frames)`` of the view's
-        boxes in the base frame, rebuilt when the view or the robot's group moved."""
+    def _obstacle_cache(self, view: SceneView) -> _Obstacles:
+        """The view's boxes in the base frame, rebuilt when the view or the robot's group
+        moved, or the allowed pairs changed."""
         W = self.group.world_T
         cached = self._obstacles_for
         if (
             cached is None
-            or cached[0] is not view
-            or cached[1] != view.revision
-            or cached[2] is not W
+            or cached.view is not view
+            or cached.revision != view.revision
+            or cached.W is not W
+            or cached.allowed_revision != self._allowed_revision
         ):
-            R_world_base = W[:3, :3]
-            rotations = np.einsum("ji,bjk->bik", R_world_base, view.rotations)  # R^T R_box
-            centres = (view.centres - W[:3, 3]) @ R_world_base  # R^T (c - t), row by row
-            # The obstacles the robot can reach at all: within its reach of the root's origin.
-            origin = sphere_box_gaps(
-                np.zeros((1, 3)), np.array([self._reach]), box_frames(rotations, centres), view.half
-            )[0]
-            near = np.flatnonzero(origin <= CULL_SLACK)
-            frames = box_frames(rotations[near], centres[near])
-            cached = (view, view.revision, W, rotations, centres, {}, frames, near, view.half[near])
-            self._obstacles_for = cached
+            cached = self._obstacles_for = _Obstacles(self, view, W)
         return cached
 
     def _scene_gaps(self, centres: np.ndarray, view: SceneView) -> np.ndarray:
         """Sphere-to-box gaps (..., E, B) between the elements (centres (..., E, 3), base
-        frame) and all of the view's obstacles."""
-        rotations, boxes = self._obstacle_cache(view)[3:5]
-        return sphere_box_gaps(centres, self._radius, box_frames(rotations, boxes), view.half)
+        frame) and all of the view's obstacles; ``inf`` for the allowed pairs."""
+        cached = self._obstacle_cache(view)
+        frames = box_frames(cached.rotations, cached.centres)
+        gaps = sphere_box_gaps(centres, self._radius, frames, view.half)
+        if cached.allowed is not None:
+            gaps[..., cached.allowed] = math.inf
+        return gaps
 
     def _near(self, centres: np.ndarray, view: SceneView) -> tuple[np.ndarray, np.ndarray]:
         """Which elements (centres (..., E, 3)) come near which of the ``b`` obstacles within
-        the robot's reach: a bool array (..., E, b), and those obstacles' indices (b,)."""
+        the robot's reach (allowed pairs never do): a bool array (..., E, b), and those
+        obstacles' indices (b,)."""
         cached = self._obstacle_cache(view)
-        near = cached[7]
-        return spheres_near_boxes(centres, self._cull_reach, cached[6], cached[8]), near
+        touching = spheres_near_boxes(centres, self._cull_reach, cached.frames, cached.half_near)
+        if cached.free_near is not None:
+            touching &= cached.free_near
+        return touching, cached.near
 
     def _scene_candidates(
         self, centres: list[tuple[float, float, float]], view: SceneView | None
@@ -683,17 +830,37 @@ class RobotModel:
         ``element * B + obstacle``."""
         if view is None or not view.shapes:
             return []
+        cached = self._obstacle_cache(view)
+        count = len(view.shapes)
+        if cached.grid is None:
+            cached.uses += 1
+            if cached.uses > _GRID_AFTER:
+                cached.grid = BoxGrid(
+                    cached.rotations[cached.near],
+                    cached.centres[cached.near],
+                    cached.half_near,
+                    cached.near,
+                    float(self._radius.max(initial=0.0)),
+                )
+        if cached.grid is not None:
+            allowed = cached.allowed
+            return sorted(
+                e * count + j
+                for e, j in cached.grid.near(centres, self._radius_list)
+                if allowed is None or not allowed[e, j]
+            )
         touching, near = self._near(np.array(centres), view)
         element, obstacle = np.nonzero(touching)
-        found: list[int] = (element * len(view.shapes) + near[obstacle]).tolist()
+        found: list[int] = (element * count + near[obstacle]).tolist()
         return found
 
     def _self_hits(self, candidates: list[int], first: bool) -> list[int]:
-        """The candidate self pairs that collide (the first one only, if asked)."""
-        shapes, pa, pb = self._shapes, self._pair_a, self._pair_b
+        """The candidate self pairs that collide (the first one only, if asked), at the
+        configuration of :meth:`_begin`."""
+        twin, pa, pb = self._twin, self._pair_a_list, self._pair_b_list
         hits = []
         for k in candidates:
-            if shapes[pa[k]].iscollided(shapes[pb[k]]):
+            if twin(pa[k]).iscollided(twin(pb[k])):
                 hits.append(k)
                 if first:
                     break
@@ -711,8 +878,8 @@ class RobotModel:
         if not candidates:
             return [], []
         assert view is not None and self._obstacles_for is not None
-        answers: dict[int, bool] = self._obstacles_for[5]
-        shapes, obstacles, count, fixed = self._shapes, view.shapes, len(view.shapes), self._fixed
+        answers = self._obstacles_for.answers
+        obstacles, count, fixed = view.shapes, len(view.shapes), self._fixed
         hits, moving = [], []
         for k in candidates:
             e = k // count
@@ -721,7 +888,7 @@ class RobotModel:
                 continue
             hit = answers.get(k)
             if hit is None:
-                hit = answers[k] = shapes[e].iscollided(obstacles[k % count])
+                hit = answers[k] = self._twin(e).iscollided(obstacles[k % count])
             if hit:
                 hits.append(k)
         return hits, moving
@@ -731,10 +898,10 @@ class RobotModel:
         if not candidates:
             return []
         assert view is not None
-        shapes, obstacles, count = self._shapes, view.shapes, len(view.shapes)
+        twin, obstacles, count = self._twin, view.shapes, len(view.shapes)
         hits = []
         for k in candidates:
-            if shapes[k // count].iscollided(obstacles[k % count]):
+            if twin(k // count).iscollided(obstacles[k % count]):
                 hits.append(k)
                 if first:
                     break
@@ -783,15 +950,15 @@ class RobotModel:
         ShapeTypeError
             ``scene`` is not a Scene.
         """
-        values, T_base_body, centres = self._configuration(q)
+        _, T_base_body, centres = self._configuration(q)
         own = self._spheres.self_candidates(centres)
         view = None if scene is None else self._view(scene)
+        self._begin(T_base_body)
         fixed, other = self._split_static(self._scene_candidates(centres, view), view)
         if fixed:
             return True
         if not (own or other):
             return False
-        self._place(T_base_body, values)
         return bool(self._self_hits(own, True) or self._scene_hits(other, view, True))
 
     def colliding_pairs(self, q: Any, scene: Scene | None = None) -> list[tuple[str, str]]:
@@ -809,9 +976,9 @@ class RobotModel:
             scene pairs as ``(link, object name)`` in link order; attached objects appear
             under their names. Each pair once.
         """
-        values, T_base_body, centres = self._configuration(q)
+        _, T_base_body, centres = self._configuration(q)
         view = None if scene is None else self._view(scene)
-        self._place(T_base_body, values)
+        self._begin(T_base_body)
         own = self._self_hits(self._spheres.self_candidates(centres), False)
         fixed, moving = self._split_static(self._scene_candidates(centres, view), view)
         other = sorted(fixed + self._scene_hits(moving, view, False))
@@ -841,7 +1008,7 @@ class RobotModel:
             ``(distance, part, other, point_part, point_other)``, points in the world frame.
             ``distance`` is ``inf`` (and the rest None) when there is no pair to measure.
         """
-        values, T_base_body, listed = self._configuration(q)
+        _, T_base_body, listed = self._configuration(q)
         centres, radius = np.array(listed).reshape(-1, 3), self._radius
         if scene is None:
             a, b = self._pair_a, self._pair_b
@@ -855,17 +1022,26 @@ class RobotModel:
             others, names = view.shapes, view.owners
             gaps = self._scene_gaps(centres, view).reshape(-1)
         best = RobotDistance(math.inf, None, None, None, None)
-        self._place(T_base_body, values)
+        self._begin(T_base_body)
         for k in np.argsort(gaps, kind="stable").tolist():
             if gaps[k] > best.distance:
                 break
             i, j = int(a[k]), int(b[k])
-            found, p1, p2 = self._shapes[i].closest_point(others[j], inf_dist=math.inf)
+            other = self._twin(j) if scene is None else others[j]
+            found, p1, p2 = self._twin(i).closest_point(other, inf_dist=math.inf)
             if found is not None and found < best.distance:
                 best = RobotDistance(float(found), self._parts[i], names[j], p1, p2)
         return best
 
-    def in_collision_many(self, Q: Any, scene: Scene | None = None) -> np.ndarray:
+    def check(
+        self,
+        Q: Any,
+        scene: Scene | None = None,
+        *,
+        executor: concurrent.futures.Executor | None = None,
+        progress: bool = False,
+        chunk_size: int | None = None,
+    ) -> np.ndarray:
         """:meth:`in_collision` for many configurations at once.
 
         Forward kinematics and the bounding-sphere culls run in numpy over all
@@ -876,17 +1052,69 @@ class RobotModel:
         ----------
         Q : array_like, shape (N, dof)
         scene : Scene, optional
+        executor : concurrent.futures.Executor, optional
+            Where the work runs, in chunks of configurations: a ``ProcessPoolExecutor``, a
+            Dask ``client.get_executor()``, ... The robot and the scene are pickled once and
+            sent to each worker once (see :func:`spatialcontact.batch.map_chunks`). None
+            runs here.
+        progress : bool
+            Show a ``tqdm`` progress bar.
+        chunk_size : int, optional
+            Configurations per chunk (the default of :func:`~spatialcontact.batch.map_chunks`).
 
         Returns
         -------
         ndarray of bool, shape (N,)
             True where the configuration collides (with itself or the scene), exactly as
             ``in_collision(Q[n], scene)``.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``Q`` is not (N, dof), or a row holds NaN or (with :attr:`out_of_limits`
+            ``"raise"``) a value outside the limits; the message names the row. Nothing runs.
+        ShapeTypeError
+            ``scene`` is not a Scene, or ``executor`` not an Executor.
+        BatchError
+            A chunk failed in a worker (the message names the configuration).
         """
         self._guard()
         Q = self._check_Q(Q, "Q")
+        if scene is not None:
+            check_scene(scene)
+        if executor is None and not progress and chunk_size is None:
+            return self._check_rows(Q, scene)
+        from ..batch import map_chunks
+
+        parts = map_chunks(
+            _check_chunk,
+            (self, scene),
+            Q,
+            chunk_size=chunk_size,
+            executor=executor,
+            progress=progress,
+            unit="configuration",
+        )
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+    def in_collision_many(
+        self,
+        Q: Any,
+        scene: Scene | None = None,
+        *,
+        executor: concurrent.futures.Executor | None = None,
+        progress: bool = False,
+        chunk_size: int | None = None,
+    ) -> np.ndarray:
+        """The former name of :meth:`check`, kept working: the same call and answers."""
+        return self.check(Q, scene, executor=executor, progress=progress, chunk_size=chunk_size)
+
+    def _check_rows(self, Q: np.ndarray, scene: Scene | None) -> np.ndarray:
+        """:meth:`check` of checked configurations ``Q`` (N, dof), here."""
+        self._guard()
         view = None if scene is None else self._view(scene)
         out = np.zeros(len(Q), dtype=bool)
+        self._begin(self._kin.body_poses([0.0] * self.dof))  # places the root's elements
         for start in range(0, len(Q), _CHUNK):
             T_base_body = self._kin.body_poses_many(Q[start : start + _CHUNK])
             centres = self._spheres.centres_many(T_base_body)
@@ -904,8 +1132,8 @@ class RobotModel:
                 continue
             rows = np.array(todo)
             P = T_base_body[rows[:, None], self._element_body] @ self._T_body_element
-            for n, poses in zip(todo, P, strict=True):
-                self._place_poses(poses, Q[start + n].tolist())
+            for n, poses in zip(todo, self._begin_many(P), strict=True):
+                self._begin(poses)
                 out[start + n] = bool(
                     self._self_hits(own.get(n, []), True)
                     or self._scene_hits(other.get(n, []), view, True)
@@ -1039,6 +1267,10 @@ class RobotModel:
         self._guard()
         attachment = self._attachments.pop(name)
         shape = attachment.shape
+        dropped = {pair for pair in self._scene_allowed if pair[0] == name}
+        if dropped:
+            self._scene_allowed -= dropped
+            self._allowed_revision += 1
         T_world_object = shape.world_T
         i = next(k for k, s in enumerate(self._shapes) if s is shape)
         self.group.remove(shape)
@@ -1049,6 +1281,66 @@ class RobotModel:
         self._refresh_structure()
         self.set_q(self._q)
         return shape
+
+    # ---------------------------------------------------------------- allowed scene pairs
+
+    def allow(self, part: str, obstacle: str) -> None:
+        """Skip the pair of a link (or attached object) and a scene object in scene checks.
+
+        For a part that touches an object by design: the base link standing on the table,
+        a tool in its holder. The pair is skipped by every scene query (:meth:`in_collision`,
+        :meth:`check`, :meth:`colliding_pairs`, :meth:`distance`, :meth:`check_motion`) in
+        every scene with an object called ``obstacle``; the object's other pairs, and
+        ``part``'s pairs with other objects, are still checked.
+
+        Parameters
+        ----------
+        part : str
+            A link or an attached object's name.
+        obstacle : str
+            The name of a scene object (it need not be in any scene yet).
+
+        Raises
+        ------
+        RobotModelError
+            ``part`` is neither a link nor an attached object of the robot.
+        ShapeTypeError
+            ``obstacle`` is not a non-empty str.
+        """
+        self._allowed_key(part, obstacle)
+        if (part, obstacle) not in self._scene_allowed:
+            self._scene_allowed.add((part, obstacle))
+            self._allowed_revision += 1
+
+    def disallow(self, part: str, obstacle: str) -> None:
+        """Check the pair of ``part`` and scene object ``obstacle`` again (undo :meth:`allow`;
+        nothing happens when it was not allowed).
+
+        Raises
+        ------
+        RobotModelError, ShapeTypeError
+            As for :meth:`allow`.
+        """
+        self._allowed_key(part, obstacle)
+        if (part, obstacle) in self._scene_allowed:
+            self._scene_allowed.discard((part, obstacle))
+            self._allowed_revision += 1
+
+    @property
+    def allowed_scene_pairs(self) -> list[tuple[str, str]]:
+        """list of (str, str): the ``(part, scene object)`` pairs :meth:`allow` skips, sorted."""
+        return sorted(self._scene_allowed)
+
+    def _allowed_key(self, part: Any, obstacle: Any) -> None:
+        if not isinstance(part, str) or (
+            part not in self._link_index and part not in self._attachments
+        ):
+            self._unknown(part, "part")
+        if not isinstance(obstacle, str) or not obstacle:
+            raise ShapeTypeError(
+                f"obstacle must be the name of a scene object (a non-empty str), got "
+                f"{describe(obstacle)}"
+            )
 
     # ---------------------------------------------------------------- motions
 
@@ -1075,10 +1367,24 @@ class RobotModel:
         bool
             True when the motion is free (of self-collision and of the scene).
         """
-        return bool(self.check_motions([q0], [q1], scene, tolerance=tolerance)[0])
+        self._guard()
+        Q0 = np.array([self._check_q(q0, "q0")])
+        Q1 = np.array([self._check_q(q1, "q1")])
+        _check_tolerance(tolerance)
+        if scene is not None:
+            check_scene(scene)
+        return bool(self._motion_rows(Q0, Q1, scene, float(tolerance))[0])
 
     def check_motions(
-        self, Q0: Any, Q1: Any, scene: Scene | None = None, *, tolerance: float = 1e-3
+        self,
+        Q0: Any,
+        Q1: Any,
+        scene: Scene | None = None,
+        *,
+        tolerance: float = 1e-3,
+        executor: concurrent.futures.Executor | None = None,
+        progress: bool = False,
+        chunk_size: int | None = None,
     ) -> np.ndarray:
         """:meth:`check_motion` for many motions.
 
@@ -1089,14 +1395,20 @@ class RobotModel:
         scene : Scene, optional
         tolerance : float
             Metres, as for :meth:`check_motion`.
+        executor, progress, chunk_size
+            As for :meth:`check` (chunks of motions).
 
         Returns
         -------
         ndarray of bool, shape (M,)
             True where the motion is free.
-        """
-        from .motion import check_motions
 
+        Raises
+        ------
+        InvalidArgumentError
+            A bad row of ``Q0`` or ``Q1`` (named), different shapes, or a ``tolerance`` that
+            is not a finite number > 0.
+        """
         self._guard()
         Q0 = self._check_Q(Q0, "Q0")
         Q1 = self._check_Q(Q1, "Q1")
@@ -1104,31 +1416,149 @@ class RobotModel:
             raise InvalidArgumentError(
                 f"Q0 and Q1 must have the same shape, got {Q0.shape} and {Q1.shape}"
             )
-        if not (isinstance(tolerance, (int, float)) and tolerance > 0 and math.isfinite(tolerance)):
-            raise InvalidArgumentError(
-                f"tolerance must be a finite number > 0, got {describe(tolerance)}"
-            )
+        _check_tolerance(tolerance)
+        if scene is not None:
+            check_scene(scene)
+        if executor is None and not progress and chunk_size is None:
+            return self._motion_rows(Q0, Q1, scene, float(tolerance))
+        from ..batch import map_chunks
+
+        parts = map_chunks(
+            _motion_chunk,
+            (self, scene, float(tolerance)),
+            np.stack([Q0, Q1], axis=1),
+            chunk_size=chunk_size,
+            executor=executor,
+            progress=progress,
+            unit="motion",
+        )
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+    def _motion_rows(
+        self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
+    ) -> np.ndarray:
+        """:meth:`check_motions` of checked motions, here."""
+        from .motion import check_motions
+
+        self._guard()
         view = None if scene is None else self._view(scene)
-        return check_motions(self, Q0, Q1, view, float(tolerance))
+        return check_motions(self, Q0, Q1, view, tolerance)
+
+    # ---------------------------------------------------------------- sphere models
+
+    def spheres(self, count: Any = None, *, max_radius: Any = None) -> SphereModel:
+        """Covering spheres fitted to each link's collision geometry (the URDF's meshes and
+        primitives, also for a sphere-model robot); see :mod:`spatialcontact.spheres`.
+
+        The union of each link's spheres holds every point of the link's collision surface
+        (proved by construction; :meth:`spheres_cover` proves it again).
+
+        Parameters
+        ----------
+        count : int or dict of str to int, optional
+            Spheres per link (a dict gives them by link; links it leaves out get 1).
+        max_radius : float, optional
+            Metres: for each link the fewest spheres (up to 256) no larger than this. Give
+            exactly one of ``count`` and ``max_radius``.
+
+        Returns
+        -------
+        SphereModel
+
+        Raises
+        ------
+        InvalidArgumentError
+            Neither or both of ``count`` and ``max_radius``, or a bad value of either.
+        """
+        from ..spheres.model import fit
+
+        return fit(self, count, max_radius)
+
+    def spheres_cover(self, model: SphereModel, *, measure: bool = True) -> CoverageReport:
+        """Whether ``model``'s spheres hold each link's collision surface, and how loosely.
+
+        Parameters
+        ----------
+        model : SphereModel
+            Fitted, or loaded from a file (which carries no guarantee until checked here).
+        measure : bool
+            Also measure each link's overshoot and volume ratio (about 0.2 s a link);
+            False leaves them NaN.
+
+        Returns
+        -------
+        CoverageReport
+            Per link: covered (proved), the surface points left out, the overshoot and the
+            volume ratio.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``model`` is not a SphereModel.
+        """
+        from ..spheres.model import cover
+
+        return cover(self, model, measure)
 
     # ---------------------------------------------------------------- pickling
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        for key in ("_views", "_motion_model", "_own", "_obstacles_for", "_spheres"):
+        for key in (
+            "_views",
+            "_motion_model",
+            "_own",
+            "_obstacles_for",
+            "_spheres",
+            "_twins",
+            "_twin_tf",
+            "_twin_cache",
+            "_source",
+            "_W_seen",
+            "_W_moved",
+        ):
             state.pop(key, None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._views = weakref.WeakKeyDictionary()
+        self._twin_cache = {}
         self._refresh_structure()
         self.set_q(self._q)
 
 
+def _check_chunk(payload: tuple[RobotModel, Scene | None], Q: np.ndarray) -> np.ndarray:
+    """:meth:`RobotModel.check` of one chunk of checked configurations (N, dof)."""
+    robot, scene = payload
+    return robot._check_rows(Q, scene)
+
+
+def _motion_chunk(
+    payload: tuple[RobotModel, Scene | None, float], motions: np.ndarray
+) -> np.ndarray:
+    """:meth:`RobotModel.check_motions` of one chunk of checked motions (M, 2, dof)."""
+    robot, scene, tolerance = payload
+    return robot._motion_rows(motions[:, 0], motions[:, 1], scene, tolerance)
+
+
+def _check_tolerance(tolerance: Any) -> None:
+    """Refuse a motion check's ``tolerance`` that is not a finite number > 0."""
+    if not (
+        isinstance(tolerance, (int, float))
+        and not isinstance(tolerance, bool)
+        and tolerance > 0
+        and math.isfinite(tolerance)
+    ):
+        raise InvalidArgumentError(
+            f"tolerance must be a finite number > 0, got {describe(tolerance)}"
+        )
+
+
 def _row(name: str, n: int) -> str:
-    """How an error names row ``n`` of the configurations ``name`` (``q`` is one)."""
-    return name if name == "q" else f"{name}[{n}]"
+    """How an error names row ``n`` of the configurations ``name`` (``q``, ``q0`` and ``q1``
+    are one configuration each)."""
+    return name if name in ("q", "q0", "q1") else f"{name}[{n}]"
 
 
 def _by_row(rows: np.ndarray, cols: np.ndarray) -> dict[int, list[int]]:

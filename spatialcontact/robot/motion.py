@@ -14,18 +14,33 @@ links sums those joints' terms for both links; a link and an obstacle sum the li
 If a pair is apart by at least ``d_a`` at ``t_a`` and ``d_b`` at ``t_b``, and
 ``d_a + d_b > (t_b - t_a) L``, it cannot touch anywhere between: a contact at ``t`` would need
 ``d_a <= (t - t_a) L`` and ``d_b <= (t_b - t) L``. That proves the stretch free. Otherwise the
-bounds are made tighter, and then the stretch is split in the middle.
+bounds are made tighter, and then the stretch is split (into :data:`SPLIT` equal ones).
 
 The motion is checked link by link (all ``<collision>`` elements of a link together). The
 lower bounds on a pair's distance come in tiers, the cheapest first: (1) the gap between the
 link's bounding sphere and the other link's sphere or the obstacle's bounding box; (2) for an
 obstacle, the largest gap along the box's three axes between the box and the link's bounding
-box (both tiers in numpy, for many pairs at once); (3) Coal's distance between the link's
-convex hull (which holds all of its elements) and the other side; (4) when a hull is not the
-link itself, the exact distance, after a collision test, over the link's elements. A stretch
-is split rather than its bounds raised once they are at tier 2 or more and larger than
-``tolerance``. A collision found at any sample ends the check: the motion is not free.
-Distances from Coal are lowered by :data:`DISTANCE_SLACK` before use.
+box (both tiers in numpy, for all pairs and samples at once); (3) Coal's distance between
+the link's convex hull (which holds all of its elements) and the other side; (4) when a hull
+is not the link itself, the exact distance, after a collision test, over the link's elements.
+The bounds found at a sample are kept for every stretch that ends there. A bound is sent to
+Coal only when splitting cannot do better cheaply (see :func:`_weak`): a self pair's sphere
+bound once it is at most :data:`SPLIT_FIRST` of its stretch's span, a separating-axis bound
+or a hull distance once it is at most ``tolerance``. A collision found at any sample ends the
+check: the motion is not free. Distances from Coal are lowered by :data:`DISTANCE_SLACK`
+before use.
+
+Each motion starts cut into :data:`INITIAL_STRETCHES` equal stretches, whose bounds are
+kept in dense (motion, sample, pair) arrays for the first round. There, a stretch is also
+proved by the bounds at the ends of the half of the motion that holds it, and Coal is asked
+at the motion's ends and middle before the other samples: three distances often prove a
+pair over the whole motion. The stretches still open after a round are split into
+:data:`SPLIT` equal ones. The motions of one :func:`check_motions` call are checked
+together: every round's numpy work (forward kinematics of the new samples, the sphere and
+box bounds, the tests of every open stretch) is done once for all of them, and only the Coal
+distances are asked one by one. What a scene view gives the bounds (its boxes in the base
+frame, the allowed pairs) is kept between calls until the view, the robot's world pose or
+its allowed pairs change.
 
 Guarantee: :func:`check_motions` calls a motion free only when every checked pair was proved
 apart over the whole segment. A motion is called not free when a sampled configuration
@@ -42,10 +57,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..group import CollisionShapeGroup
 from ..mesh import ConvexHull, Mesh
 from ..shapes import Capsule, CollisionShape, Cone, Cuboid, Cylinder, Ellipsoid, Sphere
-from .culling import bounding_sphere
+from .culling import bounding_sphere, box_frames, sphere_box_gaps
 from .environment import SceneView
 from .kinematics import Kinematics
 
@@ -53,6 +67,18 @@ if TYPE_CHECKING:
     from .model import RobotModel
 
 __all__ = ["DISTANCE_SLACK", "MotionModel", "check_motions"]
+
+INITIAL_STRETCHES = 8
+"""Equal stretches each motion is cut into before the first round (their ends' forward
+kinematics and sphere bounds are computed in one numpy call); even."""
+
+SPLIT = 4
+"""Equal stretches each stretch still open after a round is split into (their new samples'
+forward kinematics and bounds in one numpy call: the calls, not the samples, cost)."""
+
+SPLIT_FIRST = 0.25
+"""A self pair's sphere bound above this fraction of its stretch's span is not sent to Coal:
+the stretch is split first (see :func:`_weak`)."""
 
 DISTANCE_SLACK = 1e-5
 """Metres taken off every distance Coal reports before it bounds a motion."""
@@ -107,9 +133,10 @@ class MotionModel:
     pairs : list of (int, int, list of int)
         The part pairs self-collision checks, each with the robot's self pairs (indices into
         its pair arrays) between their elements.
-    hulls : CollisionShapeGroup
-        One shape per part, holding the part: the element itself when the part is one shape
-        that is not a mesh, else the convex hull of its elements. Posed by ``T_base_hull``.
+    hulls : list of CollisionShape
+        One shape per part, holding the part: a copy of the element itself when the part is
+        one shape that is not a mesh, else the convex hull of its elements; each in no group,
+        placed on its own (``T_body_hull`` is its pose in the part's body frame).
     exact : list of bool
         Whether each part's hull is the part itself.
     """
@@ -152,7 +179,7 @@ class MotionModel:
             radii.append(
                 float((np.linalg.norm(c - middle, axis=1) + robot._radius[elements]).max())
             )
-        self.hulls = CollisionShapeGroup(hulls)
+        self.hulls = hulls
         self.T_body_hull = np.array(T_body_hull)
         # The corners of each hull's bounding box in its body's frame: a box holding the
         # part, for the separating-axis bounds against obstacle boxes.
@@ -181,13 +208,130 @@ class MotionModel:
         # The joints that move one part of a pair relative to the other.
         self.pair_joints_a = self.chain[self.pair_a] & ~self.chain[self.pair_b]
         self.pair_joints_b = self.chain[self.pair_b] & ~self.chain[self.pair_a]
+        self.pair_radius = self.radius[self.pair_a] + self.radius[self.pair_b]
         self._centre_h = np.hstack([self.centre, np.ones((len(radii), 1))])[:, :, None]
+        # Each self pair's, then each part's, rate per unit change of each degree of
+        # freedom: of each moving joint's value (bodies 1 on), times |multiplier| for the
+        # joints that follow the degree of freedom. A motion's rates are its |dq| times these.
+        per_joint = np.vstack(
+            [
+                self.reach[self.pair_a] * self.pair_joints_a
+                + self.reach[self.pair_b] * self.pair_joints_b,
+                self.reach * self.chain,
+            ]
+        )[:, 1:].T
+        follows = np.zeros((len(kin.dof_names), kin.n_bodies - 1))
+        follows[kin._source, np.arange(kin.n_bodies - 1)] = np.abs(kin._multiplier)
+        self._per_dof = follows @ per_joint
+        self._rates_for: dict[int, np.ndarray] = {}
+        self._scene: _SceneBounds | None = None
+        self._W_seen: np.ndarray | None = None
+        self._W_moved: np.ndarray | None = None
+
+    def world_moved(self, W: np.ndarray) -> np.ndarray | None:
+        """The robot's world pose ``W`` (4, 4), or None when it is the identity."""
+        if W is not self._W_seen:
+            self._W_seen = W
+            self._W_moved = None if np.array_equal(W, np.eye(4)) else W
+        return self._W_moved
+
+    def rates(self, obstacles: int) -> np.ndarray:
+        """(dof, keys) rates of every pair key (see :class:`_Motions`) per unit change of each
+        degree of freedom, with ``obstacles`` obstacles."""
+        rates = self._rates_for.get(obstacles)
+        if rates is None:
+            n_self = len(self.pairs)
+            rates = self._rates_for[obstacles] = np.hstack(
+                [self._per_dof[:, :n_self], np.repeat(self._per_dof[:, n_self:], obstacles, 1)]
+            )
+        return rates
+
+    def scene_bounds(self, robot: RobotModel, view: SceneView | None) -> _SceneBounds:
+        """What the bounds of a motion need of a scene view (kept until the view, the
+        robot's world pose or its allowed pairs change)."""
+        cached = None if view is None or not view.shapes else robot._obstacle_cache(view)
+        scene = self._scene
+        if scene is None or scene.source is not cached or scene.view is not view:
+            scene = self._scene = _SceneBounds(self, view, cached)
+        return scene
 
     def centres(self, T_base_body: np.ndarray) -> np.ndarray:
         """Part sphere centres (S, parts, 3) at samples with ``T_base_body``
         (S, bodies, 4, 4)."""
         centres: np.ndarray = (T_base_body[:, self.body] @ self._centre_h)[..., :3, 0]
         return centres
+
+
+class _SceneBounds:
+    """A scene view's obstacles as the motion bounds use them.
+
+    Attributes
+    ----------
+    view, source
+        The view (or None) and the robot's ``_Obstacles`` of it (None without obstacles).
+    obstacles : int
+    boxes : (ndarray (B, 3, 3), ndarray (B, 3), ndarray (B, 3)) or None
+        The boxes' rotations and centres in the base frame, and their half sides.
+    frames
+        :func:`box_frames` of the boxes, or None.
+    allowed : ndarray of bool, shape (keys,)
+        The pair keys never checked.
+    checked : ndarray of int
+        The other keys.
+    obstacle : ndarray of bool, shape (keys,)
+        Which keys are obstacle pairs.
+    allowed_elements : ndarray of bool, shape (E, B), or None
+    """
+
+    def __init__(self, model: MotionModel, view: SceneView | None, source: Any) -> None:
+        self.view, self.source = view, source
+        n_self = len(model.pairs)
+        self.obstacles = 0 if source is None else len(view.shapes)  # type: ignore[union-attr]
+        self.allowed = np.zeros(n_self + len(model.body) * self.obstacles, dtype=bool)
+        self.allowed_elements: np.ndarray | None = None
+        self.boxes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.frames: tuple[np.ndarray, np.ndarray] | None = None
+        if source is not None:
+            assert view is not None
+            self.boxes = source.rotations, source.centres, view.half
+            self.frames = box_frames(source.rotations, source.centres)
+            if source.allowed is not None:
+                self.allowed_elements = source.allowed
+                # A part's pair with an obstacle is allowed when all its elements' are.
+                by_part = np.ones((len(model.body), self.obstacles), dtype=bool)
+                for p, elements in enumerate(model.elements):
+                    by_part[p] = source.allowed[elements].all(axis=0)
+                self.allowed[n_self:] = by_part.reshape(-1)
+        self.checked = np.flatnonzero(~self.allowed)
+        self.obstacle = np.arange(len(self.allowed)) >= n_self
+        self._first: tuple[int, tuple[np.ndarray, ...]] | None = None
+
+    def first_samples(self, motion_count: int) -> tuple[np.ndarray, ...]:
+        """The first round of ``motion_count`` motions, each cut into
+        :data:`INITIAL_STRETCHES` (``n``) equal stretches: the samples' motions and
+        parameters, each (S,); the stretches' lengths in ``t`` (1, n, 1), and the halves'
+        (1, 2, 1); which samples Coal is asked at first (n + 1, 1) (see
+        :func:`_first_round`)."""
+        if self._first is None or self._first[0] != motion_count:
+            n, h = INITIAL_STRETCHES, INITIAL_STRETCHES // 2
+            ts = np.linspace(0.0, 1.0, n + 1)
+            coarse = np.zeros((n + 1, 1), dtype=bool)
+            coarse[[0, h, n]] = True
+            self._first = (
+                motion_count,
+                (
+                    np.repeat(np.arange(motion_count), n + 1),
+                    np.tile(ts, motion_count),
+                    (ts[1:] - ts[:-1])[None, :, None],
+                    (ts[h::h] - ts[:-h:h])[None, :, None],
+                    coarse,
+                ),
+            )
+        return self._first[1]
+
+
+_NO_SAMPLES = np.zeros(0)
+"""What :class:`_Motions` holds per sample before it has any (never written to)."""
 
 
 def _reach(
@@ -232,79 +376,79 @@ def _line_distance(point: np.ndarray, axis: np.ndarray) -> float:
     return float(np.linalg.norm(point - (point @ axis) * axis))
 
 
-class _Motion:
-    """One motion: its samples, and the bounds found at them for every pair."""
+class _Motions:
+    """Many motions checked together: their samples, and the bounds found at them.
+
+    Pairs are numbered by *key*: the self part pairs first (``key < n_self``), then the part
+    and obstacle pairs, ``n_self + part * B + obstacle``. A *sample* is a configuration on
+    one of the motions (``motion[s]`` at parameter ``ts[s]``). The bounds live in two arrays
+    of shape (samples, keys): ``value`` (metres, a lower bound on the pair's distance) and
+    ``tier`` (how it was found, 1 to 4; 0 for an allowed pair, never checked). The numpy work
+    of a round is shared by all the motions still open.
+    """
 
     def __init__(
         self,
         robot: RobotModel,
         model: MotionModel,
-        q0: np.ndarray,
-        q1: np.ndarray,
+        Q0: np.ndarray,
+        Q1: np.ndarray,
         view: SceneView | None,
     ) -> None:
         self.robot, self.model, self.view = robot, model, view
-        self.q0, self.dq = q0, q1 - q0
-        kin = robot._kin
-        self.dv = np.concatenate([[0.0], np.abs(kin.values(q1) - kin.values(q0))])
-        # How fast each pair's distance can change per unit t (see the module).
-        speed = model.reach * self.dv  # (parts, bodies)
-        self_rates = (speed[model.pair_a] * model.pair_joints_a).sum(axis=1) + (
-            speed[model.pair_b] * model.pair_joints_b
-        ).sum(axis=1)
-        part_rates = (speed * model.chain).sum(axis=1)
+        self.Q0, self.dQ = Q0, Q1 - Q0
+        self.scene = scene = model.scene_bounds(robot, view)
         self.n_self = len(model.pairs)
-        self.obstacles = 0 if view is None else len(view.shapes)
-        self.rate = np.concatenate([self_rates, np.repeat(part_rates, self.obstacles)])
-        if self.obstacles:
-            assert view is not None
-            self.boxes = robot._obstacles(view)
-        self.ts: list[float] = []
-        self.T: list[np.ndarray] = []  # T_base_body (bodies, 4, 4) per sample
-        self.poses = np.zeros((0, len(self.dv), 4, 4))  # T_base_body per sample
-        self.centres = np.zeros((0, len(model.body), 3))
-        self.bound: dict[tuple[int, int], tuple[float, int]] = {}  # (sample, key) -> (d, tier)
-        self.placed: dict[int, int] = {}  # id(group) -> sample it is placed at
+        self.obstacles = scene.obstacles
+        # How fast each pair's distance can change per unit t (see the module), (M, keys).
+        self.rate = np.abs(self.dQ) @ model.rates(self.obstacles)
+        self.keys = self.n_self + len(model.body) * self.obstacles
+        self.allowed = scene.allowed
+        self.checked = scene.checked
+        self.allowed_elements = scene.allowed_elements
+        if scene.boxes is not None and scene.frames is not None:
+            self.boxes, self.frames = scene.boxes, scene.frames
+        self.W_moved = model.world_moved(robot.group.world_T)  # the root's world pose
+        # Per sample: its motion, parameter, T_base_body (bodies, 4, 4), the bounds (keys,)
+        # and their tiers; set by the first add_samples.
+        self.motion = self.ts = self.T = self.value = self.tier = _NO_SAMPLES
+        self.hull_at = [-1] * len(model.hulls)  # the sample each hull is placed at
+        self.group_at = -1  # the sample the robot's group is placed at
 
     # ----------------------------------------------------------------- samples and bounds
 
-    def add_samples(self, ts: list[float]) -> list[int]:
-        """Forward kinematics at new parameters ``ts``; returns their sample indices."""
-        Q = self.q0 + np.array(ts)[:, None] * self.dq
-        T = self.robot._kin.body_poses_many(Q)
-        centres = self.model.centres(T)
-        first = len(self.ts)
-        self.ts += ts
-        self.T += list(T)
-        self.poses = np.concatenate([self.poses, T])
-        self.centres = np.concatenate([self.centres, centres])
-        return list(range(first, first + len(ts)))
+    def add_samples(self, motion: np.ndarray, ts: np.ndarray) -> np.ndarray:
+        """Forward kinematics and tier-1 bounds of every pair at parameters ``ts`` of
+        motions ``motion``; returns the new samples' indices.
 
-    def spheres(self, samples: np.ndarray, keys: np.ndarray) -> None:
-        """Tier-1 bounds: bounding-volume gaps for pairs ``keys`` at ``samples`` (arrays of
-        the same length). Keys below ``n_self`` are self pairs; the others are
-        ``n_self + part * B + obstacle``."""
+        Tier 1 is the gap between the part's bounding sphere and the other part's sphere or
+        the obstacle's bounding box.
+        """
         model = self.model
-        gaps = np.empty(len(keys))
-        own = keys < self.n_self
-        if own.any():
-            s, k = samples[own], keys[own]
-            a, b = model.pair_a[k], model.pair_b[k]
-            gaps[own] = (
-                np.linalg.norm(self.centres[s, a] - self.centres[s, b], axis=1)
-                - model.radius[a]
-                - model.radius[b]
-            )
-        other = ~own
-        if other.any():
-            s = samples[other]
-            p, o = np.divmod(keys[other] - self.n_self, self.obstacles)
-            rotations, centres, half = self.boxes
-            gaps[other] = _gaps_each(
-                self.centres[s, p], model.radius[p], rotations[o], centres[o], half[o]
-            )
-        for s_, k_, g in zip(samples.tolist(), keys.tolist(), gaps.tolist(), strict=True):
-            self.bound[(s_, k_)] = (g, 1)
+        Q = self.Q0[motion] + ts[:, None] * self.dQ[motion]
+        T = self.robot._kin.body_poses_many(Q)
+        centres = model.centres(T)  # (S, parts, 3)
+        first = len(self.ts)
+        d = centres[:, model.pair_a] - centres[:, model.pair_b]
+        own = np.sqrt(np.einsum("spi,spi->sp", d, d)) - model.pair_radius
+        if self.obstacles:
+            other = sphere_box_gaps(centres, model.radius, self.frames, self.boxes[2])
+            value = np.concatenate([own, other.reshape(len(ts), -1)], axis=1)
+        else:
+            value = own
+        tier: np.ndarray = np.ones(value.shape, dtype=np.int8)
+        if first:  # (else the arrays are _NO_SAMPLES)
+            self.motion = np.concatenate([self.motion, motion])
+            self.ts = np.concatenate([self.ts, ts])
+            self.T = np.concatenate([self.T, T])
+            self.value = np.concatenate([self.value, value])
+            self.tier = np.concatenate([self.tier, tier])
+        else:
+            self.motion, self.ts, self.T, self.value, self.tier = motion, ts, T, value, tier
+        if len(self.checked) < self.keys:
+            self.value[first:, self.allowed] = math.inf
+            self.tier[first:, self.allowed] = 0
+        return np.arange(first, first + len(ts))
 
     def separations(self, samples: np.ndarray, keys: np.ndarray) -> None:
         """Tier-2 bounds of obstacle pairs: along each axis of the obstacle's box, the gap
@@ -313,28 +457,35 @@ class _Motion:
         model = self.model
         p, o = np.divmod(keys - self.n_self, self.obstacles)
         rotations, centres, half = self.boxes
-        T = self.poses[samples, model.body[p]]
+        T = self.T[samples, model.body[p]]
         points = model.corners[p] @ np.swapaxes(T[:, :3, :3], 1, 2)
         points += T[:, None, :3, 3] - centres[o][:, None, :]
         local = points @ rotations[o]  # in each box's frame
         separation = np.maximum(local.min(axis=1) - half[o], -half[o] - local.max(axis=1))
-        bound = self.bound
-        found = separation.max(axis=1).tolist()
-        for s_, k_, g in zip(samples.tolist(), keys.tolist(), found, strict=True):
-            bound[(s_, k_)] = (max(g, bound[(s_, k_)][0]), 2)
+        self.value[samples, keys] = np.maximum(separation.max(axis=1), self.value[samples, keys])
+        self.tier[samples, keys] = 2
 
-    def place(self, group: CollisionShapeGroup, sample: int, hulls: bool) -> None:
-        """Place the robot's group (or the hulls) at a sample."""
-        if self.placed.get(id(group)) == sample:
+    def hull(self, part: int, sample: int) -> CollisionShape:
+        """Part ``part``'s hull, placed at a sample (in the world frame)."""
+        hull = self.model.hulls[part]
+        if self.hull_at[part] != sample:
+            # The hulls are the model's own and only ever asked for distances: moving their
+            # Coal transforms (what ``T`` would do, without its checks) is all that is needed.
+            model = self.model
+            T = self.T[sample, model.body[part]] @ model.T_body_hull[part]
+            hull._place(T if self.W_moved is None else self.W_moved @ T)
+            self.hull_at[part] = sample
+        return hull
+
+    def place(self, sample: int) -> None:
+        """Place the robot's private copies of its elements at a sample (see
+        :meth:`RobotModel._twin`)."""
+        if self.group_at == sample:
             return
-        T = self.T[sample]
         robot = self.robot
-        if hulls:
-            group.set_poses(T[self.model.body] @ self.model.T_body_hull, check=False)
-        else:
-            P = T[robot._element_body] @ robot._T_body_element
-            robot._place_poses(P, (self.q0 + self.ts[sample] * self.dq).tolist())
-        self.placed[id(group)] = sample
+        P = self.T[sample, robot._element_body] @ robot._T_body_element
+        robot._begin(robot._begin_many(P))
+        self.group_at = sample
 
     def upgrade(self, sample: int, key: int, tier: int) -> bool:
         """Raise a pair's bound at a sample to ``tier`` (3 or 4); False when the pair
@@ -347,31 +498,36 @@ class _Motion:
         model, robot = self.model, self.robot
         if key < self.n_self:
             a, b, ks = model.pairs[key]
-            hull_b: Any = model.hulls[b]
             exact = model.exact[a] and model.exact[b]
         else:
             assert self.view is not None
             a, o = divmod(key - self.n_self, self.obstacles)
-            hull_b = self.view.shapes[o]
             exact = model.exact[a]
         d = math.inf
         if tier == 3:
-            self.place(model.hulls, sample, True)
-            d = _distance(model.hulls[a], hull_b) - DISTANCE_SLACK
+            other = self.hull(b, sample) if key < self.n_self else self.view.shapes[o]  # type: ignore[union-attr]
+            d = _distance(self.hull(a, sample), other) - DISTANCE_SLACK
             if not exact or d > 0.0:
-                self.bound[(sample, key)] = (d, 4 if exact else 3)
+                self.value[sample, key] = max(d, self.value[sample, key])
+                self.tier[sample, key] = 4 if exact else 3
                 return True
-        self.place(robot.group, sample, False)
+        self.place(sample)
+        twin = robot._twin
         if key < self.n_self:
-            pairs = [(robot._shapes[robot._pair_a[k]], robot._shapes[robot._pair_b[k]]) for k in ks]
+            pairs = [(twin(robot._pair_a_list[k]), twin(robot._pair_b_list[k])) for k in ks]
         else:
-            other = self.view.shapes[o]  # type: ignore[union-attr]
-            pairs = [(robot._shapes[e], other) for e in model.elements[a]]
+            obstacle = self.view.shapes[o]  # type: ignore[union-attr]
+            pairs = [
+                (twin(e), obstacle)
+                for e in model.elements[a]
+                if self.allowed_elements is None or not self.allowed_elements[e, o]
+            ]
         if any(x.iscollided(y) for x, y in pairs):
             return False
         if not exact:
             d = min(_distance(x, y) for x, y in pairs) - DISTANCE_SLACK
-        self.bound[(sample, key)] = (d, 4)
+        self.value[sample, key] = max(d, self.value[sample, key])
+        self.tier[sample, key] = 4
         return True
 
 
@@ -379,20 +535,6 @@ def _distance(a: CollisionShape, b: CollisionShape) -> float:
     """Coal's signed distance between two shapes (as ``closest_point`` gives it)."""
     d = a.closest_point(b, inf_dist=math.inf)[0]
     return math.inf if d is None else float(d)
-
-
-def _gaps_each(
-    centres: np.ndarray,
-    radius: np.ndarray,
-    rotations: np.ndarray,
-    box_centres: np.ndarray,
-    half: np.ndarray,
-) -> np.ndarray:
-    """Sphere-to-box gaps of matched rows: sphere ``i`` against box ``i``."""
-    local = np.einsum("nj,nji->ni", centres - box_centres, rotations)
-    excess = np.maximum(np.abs(local) - half, 0.0)
-    gaps: np.ndarray = np.sqrt(np.einsum("ni,ni->n", excess, excess)) - radius
-    return gaps
 
 
 def check_motions(
@@ -421,92 +563,188 @@ def check_motions(
     """
     if robot._motion_model is None:
         robot._motion_model = MotionModel(robot)
-    model = robot._motion_model
-    out = np.zeros(len(Q0), dtype=bool)
-    for m in range(len(Q0)):
-        out[m] = _free(_Motion(robot, model, Q0[m], Q1[m], view), tolerance)
+    free = np.ones(len(Q0), dtype=bool)
+    if not len(Q0):
+        return free
+    motions = _Motions(robot, robot._motion_model, Q0, Q1, view)
+    if not len(motions.checked):
+        return free
+    # Every open stretch of every pair of every motion: (key, start sample, end sample).
+    keys, sa, sb = _first_round(motions, free, tolerance)
+    while len(keys):
+        # Split the open stretches into SPLIT equal ones (stretches that share ends share
+        # the new samples), then tighten the bounds at their ends as in the first round.
+        ends = sa * len(motions.ts) + sb
+        _, first, inverse = np.unique(ends, return_index=True, return_inverse=True)
+        starts, stops = sa[first], sb[first]
+        t0, t1 = motions.ts[starts], motions.ts[stops]
+        parts = np.arange(1, SPLIT) / SPLIT  # (SPLIT - 1,)
+        new = motions.add_samples(
+            np.repeat(motions.motion[starts], SPLIT - 1),
+            (t0[:, None] + parts * (t1 - t0)[:, None]).reshape(-1),
+        ).reshape(-1, SPLIT - 1)[inverse]  # (n, SPLIT - 1)
+        cuts = np.hstack([sa[:, None], new, sb[:, None]])  # (n, SPLIT + 1)
+        keys = np.tile(keys, SPLIT)
+        sa, sb = cuts[:, :-1].T.reshape(-1), cuts[:, 1:].T.reshape(-1)
+        keys, sa, sb = _round(motions, free, keys, sa, sb, tolerance)
+    return free
+
+
+def _first_round(
+    motions: _Motions, free: np.ndarray, tolerance: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The first round, as :func:`_round` does it, on every pair of every motion cut into
+    :data:`INITIAL_STRETCHES` equal stretches, in dense (motion, stretch, key) arrays.
+
+    Returns the stretches left open (key, start sample, end sample), each (n,), and clears
+    ``free`` of the motions found not free.
+    """
+    n = INITIAL_STRETCHES
+    count, keys = len(free), motions.keys
+    motion, ts, dt, dh, coarse = motions.scene.first_samples(count)
+    motions.add_samples(motion, ts)  # samples m (n + 1) + j: motion m at ts[j]
+    # Metres each stretch of each pair can move, (motions, stretches, keys), and each half
+    # of the motion, (motions, 2, keys).
+    rate = motions.rate[:, None, :]
+    span, halves = dt * rate, dh * rate
+    obstacle = motions.scene.obstacle
+    stale = True
+    for i in range(4):
+        value = motions.value.reshape(count, n + 1, keys)
+        open_ = _open(value, span, halves, free)
+        stale = False
+        if not open_.any():
+            return _NONE
+        tier = motions.tier.reshape(count, n + 1, keys)
+        # The ends of open stretches whose bounds to tighten (as in _round, with one span
+        # for all the stretches of a pair: they differ by rounding only).
+        ends = np.zeros(value.shape, dtype=bool)
+        ends[:, :-1] = open_
+        ends[:, 1:] |= open_
+        weak = ends & _weak(tier, value, obstacle, span[:, :1], tolerance)
+        every = weak
+        if not i:
+            # Coarse first: Coal is asked at the motion's ends and middle before the other
+            # samples (three distances may prove a pair on both halves of the motion, and
+            # save the others).
+            weak = weak & (coarse | ((tier == 1) & obstacle))
+        m, j, k = np.nonzero(weak)
+        if not len(m):
+            if not i and every.any():
+                continue
+            break
+        if _tighten(motions, free, m * (n + 1) + j, k) and not free.any():
+            return _NONE
+        stale = True
+    if stale:
+        open_ = _open(motions.value.reshape(count, n + 1, keys), span, halves, free)
+    short = (open_ & (span <= tolerance)).any(axis=(1, 2))
+    if short.any():
+        free[short] = False
+        open_ &= free[:, None, None]
+    m, j, k = np.nonzero(open_)
+    sa = m * (n + 1) + j
+    return k, sa, sa + 1
+
+
+def _open(value: np.ndarray, span: np.ndarray, halves: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """Which first-round stretches (motions, stretches, keys) are open: not proved free by
+    the bounds ``value`` (motions, samples, keys) at their ends, nor by those at the ends
+    of the half of the motion that holds them, for a motion still ``free``."""
+    n = span.shape[1]
+    h = n // 2
+    ends = value[:, ::h]
+    half_open = ~(ends[:, :-1] + ends[:, 1:] > halves) & free[:, None, None]
+    out: np.ndarray = ~(value[:, :-1] + value[:, 1:] > span) & np.repeat(half_open, h, axis=1)
     return out
 
 
-def _free(motion: _Motion, tolerance: float) -> bool:
-    """Whether one motion is free: prove every pair apart on [0, 1] (see the module)."""
-    keys = np.arange(motion.n_self + len(motion.model.body) * motion.obstacles)
-    if not len(keys):
-        return True
-    s0, s1 = motion.add_samples([0.0, 1.0])
-    for s in (s0, s1):
-        motion.spheres(np.full(len(keys), s), keys)
-    sa = np.full(len(keys), s0)
-    sb = np.full(len(keys), s1)
-    while len(keys):
-        # Each round: drop the proved stretches, tighten the ends' bounds of the others (a
-        # sphere gap gives way to a hull distance, which gives way to the exact distance
-        # only when it is too small for splitting to help), drop the stretches proved now,
-        # and split the rest in the middle of their unproved parts.
-        rate = motion.rate[keys]
-        ts = np.array(motion.ts)
-        for _ in range(3):
-            da, db, weak = _ends(motion, sa, sb, keys, tolerance)
-            span = (ts[sb] - ts[sa]) * rate
-            open_ = ~(da + db > span)
-            keys, sa, sb, da, db, weak, rate, span = (
-                x[open_] for x in (keys, sa, sb, da, db, weak, rate, span)
-            )
-            if not len(keys):
-                return True
-            if not weak.any():
-                break
-            upgrades = {
-                (s, k, _next_tier(motion.bound[(s, k)][1], k, motion.n_self))
-                for w, k, i, j in zip(
-                    weak.tolist(), keys.tolist(), sa.tolist(), sb.tolist(), strict=True
-                )
-                if w
-                for s in (i, j)
-                if _is_weak(motion.bound[(s, k)], tolerance)
-            }
-            separations = [(s, k) for s, k, tier in upgrades if tier == 2]
-            if separations:
-                rows = np.array(separations, dtype=np.intp)
-                motion.separations(rows[:, 0], rows[:, 1])
-            for s, k, tier in sorted(upgrades):
-                if tier > 2 and not motion.upgrade(s, k, tier):
-                    return False
-        if (span <= tolerance).any():
-            return False
-        tm = 0.5 * (ts[sa] + ts[sb])  # midpoints: stretches that share ends share them
-        new_ts = sorted(set(tm.tolist()))
-        new = dict(zip(new_ts, motion.add_samples(new_ts), strict=True))
-        sm = np.array([new[t] for t in tm.tolist()], dtype=np.intp)
-        motion.spheres(sm, keys)
-        keys = np.concatenate([keys, keys])
-        sa, sb = np.concatenate([sa, sm]), np.concatenate([sm, sb])
-    return True
+_NONE = (np.zeros(0, dtype=np.intp),) * 3
+"""No open stretches (key, start sample, end sample)."""
 
 
-def _next_tier(tier: int, key: int, n_self: int) -> int:
-    """The tier a bound is raised to: self pairs have no separating-axis tier."""
-    return 3 if tier == 1 and key < n_self else tier + 1
-
-
-def _is_weak(entry: tuple[float, int], tolerance: float) -> bool:
-    """Whether a bound ``(value, tier)`` should be tightened before its stretch is split: a
-    sphere gap always (spheres hold links loosely), a separating-axis bound or a hull
-    distance only when it is too small for splitting to help."""
-    value, tier = entry
-    return tier == 1 or (tier < 4 and value <= tolerance)
-
-
-def _ends(
-    motion: _Motion, sa: np.ndarray, sb: np.ndarray, keys: np.ndarray, tolerance: float
+def _round(
+    motions: _Motions,
+    free: np.ndarray,
+    keys: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    tolerance: float,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The bounds at both ends of each stretch, and whether either end could be tightened."""
-    bound = motion.bound
-    a = [bound[(i, k)] for i, k in zip(sa.tolist(), keys.tolist(), strict=True)]
-    b = [bound[(j, k)] for j, k in zip(sb.tolist(), keys.tolist(), strict=True)]
-    weak = [_is_weak(x, tolerance) or _is_weak(y, tolerance) for x, y in zip(a, b, strict=True)]
-    return (
-        np.array([x[0] for x in a]),
-        np.array([y[0] for y in b]),
-        np.array(weak, dtype=bool),
-    )
+    """One round on the open stretches (key, start sample, end sample), each (n,): drop the
+    proved stretches, tighten the ends' bounds of the others (a sphere gap gives way to a
+    separating axis or a hull distance, which gives way to the exact distance only when it
+    is too small for splitting to help), drop the stretches proved now, and end the check
+    of a motion with a stretch too short to split. Returns the stretches left open and
+    clears ``free`` of the motions found not free."""
+    n_self = motions.n_self
+    span = (motions.ts[sb] - motions.ts[sa]) * motions.rate[motions.motion[sa], keys]
+    for _ in range(4):
+        value, tier = motions.value, motions.tier
+        da, db = value[sa, keys], value[sb, keys]
+        open_ = ~(da + db > span)
+        if not open_.all():
+            keys, sa, sb, da, db, span = (x[open_] for x in (keys, sa, sb, da, db, span))
+            if not len(keys):
+                return _NONE
+        ta, tb = tier[sa, keys], tier[sb, keys]
+        weak_a = _weak(ta, da, keys >= n_self, span, tolerance)
+        weak_b = _weak(tb, db, keys >= n_self, span, tolerance)
+        if not (weak_a.any() or weak_b.any()):
+            break
+        count = motions.keys
+        entries = np.unique(
+            np.concatenate([sa[weak_a] * count + keys[weak_a], sb[weak_b] * count + keys[weak_b]])
+        )
+        s, k = np.divmod(entries, count)
+        if _tighten(motions, free, s, k):
+            keep = free[motions.motion[sa]]
+            keys, sa, sb, span = (x[keep] for x in (keys, sa, sb, span))
+            if not len(keys):
+                return _NONE
+    short = span <= tolerance
+    if short.any():
+        free[motions.motion[sa[short]]] = False
+        keep = free[motions.motion[sa]]
+        keys, sa, sb = (x[keep] for x in (keys, sa, sb))
+    return keys, sa, sb
+
+
+def _tighten(motions: _Motions, free: np.ndarray, s: np.ndarray, k: np.ndarray) -> bool:
+    """Tighten the bounds of pair keys ``k`` at samples ``s`` (each (n,), sorted by sample)
+    one tier: a sphere gap of an obstacle pair to the separating axes, any other bound to a
+    hull or the exact distance (:meth:`_Motions.upgrade`). Clears ``free`` of the motions
+    found colliding, and returns whether there were any."""
+    now = motions.tier[s, k]
+    second = (now == 1) & (k >= motions.n_self)  # obstacle pairs: the separating axes next
+    if second.any():
+        motions.separations(s[second], k[second])
+        rest = ~second
+        s, k, now = s[rest], k[rest], now[rest]
+    failed = False
+    motion_of = motions.motion
+    for s_, k_, t_ in zip(s.tolist(), k.tolist(), now.tolist(), strict=True):
+        which = int(motion_of[s_])
+        if free[which] and not motions.upgrade(s_, k_, 3 if t_ < 3 else 4):
+            free[which] = False
+            failed = True
+    return failed
+
+
+def _weak(
+    tier: np.ndarray, value: np.ndarray, obstacle: np.ndarray, span: np.ndarray, tolerance: float
+) -> np.ndarray:
+    """Which bounds (``tier``, ``value``) at the ends of open stretches (``span`` metres of
+    motion) to tighten before the stretches are split.
+
+    A sphere gap of an obstacle pair always gives way to the separating axes (numpy, cheap).
+    A self pair's sphere gap is sent to Coal (a hull distance) only when it is at most
+    :data:`SPLIT_FIRST` of the stretch's span: above that, splitting the stretch is cheaper
+    and soon proves it. A separating-axis bound or a hull distance is tightened only once it
+    is at most ``tolerance``, when splitting cannot help.
+    """
+    cheap = (tier == 1) & obstacle
+    coal = (tier == 1) & (value <= SPLIT_FIRST * span)
+    close = (tier < 4) & (value <= tolerance)
+    out: np.ndarray = cheap | coal | close
+    return out

@@ -10,34 +10,39 @@ How moves are followed
 ----------------------
 Each leaf Coal can put in a tree has a *rest* ``CollisionObject``, registered once, when the
 leaf joins, in one ``DynamicAABBTreeCollisionManager``: the rest tree. A body that moves
-joins the *moving tier*: its rest objects are *parked* (given a transform far away, so they
-touch nothing; the tree is not told), and its leaves are placed by *probe* objects, one per
-leaf, registered once in a small tree of the body's own when it has several. A query asks
-Coal for each moved body's probes against the rest tree, which answers for every body at
-rest, and compares the moved body with the other bodies of the tier leaf by leaf: bounding
-spheres in plain floats, then the leaves' cached pair queries. Moving a body again only
-places its probes (``setTransform``, ``computeAABB``) and refits its own small tree.
+joins the *moving tier*: its rest objects are *parked* (given a transform far away, where
+they touch nothing; the tree is not told), and its leaves are placed by *probe* objects, one
+per leaf, registered once in a small tree of the body's own when it has several. A query
+asks Coal for each moved body's probes against the rest tree, which answers for every body
+at rest, and compares the moved body with the other bodies of the tier leaf by leaf:
+bounding spheres in plain floats, then the leaves' cached pair queries. Moving a body again
+only places its probes (``setTransform``, ``computeAABB``) and refits its own small tree.
 
-Bodies that stopped stay in the tier until enough of them have; they then go back to rest
-together: their rest objects are placed again and the rest tree refitted once (``update()``,
-linear in its size). When many bodies move at once, every rest object is placed, the tree
-refitted and asked for all its pairs in one call. Scenes of a few leaves keep every body in
-the tier: comparing a moved leaf with a handful of others costs less than one tree call.
+A parked object keeps its box in the rest tree until the tree is next refitted
+(``update()``, linear in its size), so that Coal runs a useless narrow phase whenever a
+probe meets its own body's old box (a robot's base link does, always). The tree is refitted,
+the parked boxes sent far away with their objects, as soon as a parked body moves a second
+time in a row; and when bodies that stopped go back to rest, which they do together, once
+enough of them have (their rest objects are placed again). When many bodies move at once,
+every rest object is placed, the tree refitted and asked for all its pairs in one call.
+Scenes of a few leaves keep every body in the tier: comparing a moved leaf with a handful of
+others costs less than one tree call.
 
 Coal's references
 -----------------
 Coal 3.0.3's Python binding keeps a reference to the object passed to ``registerObject``,
 ``update(object)`` and ``setCollisionGeometry`` that only the end of the manager (or of the
-object) gives back, however often the call is repeated. So nothing here is registered again
-while bodies move, ``update(object)`` is never called, and a leaf that leaves is
-unregistered with its rest object's geometry swapped for a tiny shared sphere (a large mesh
-is freed at once): the rest tree is rebuilt from the objects it still holds when such
-leftovers are as many as they are. A body's own tree is made anew when its leaves change and
-dropped with the body, which gives back its references.
+object) gives back, however often the call is repeated (``update()``, ``setTransform``,
+``computeAABB`` and ``collide`` keep none). So nothing here is registered again while bodies
+move or stop, ``update(object)`` is never called, and a leaf that leaves is unregistered with
+its rest object's geometry swapped for a tiny shared sphere (``quirks.unregister``; a large
+mesh is freed at once):
+the rest tree is rebuilt from the objects it still holds when such leftovers are as many as
+they are. A body's own tree is made anew when its leaves change and dropped with the body,
+which gives back its references.
 
-Octrees are kept out of Coal's trees (Coal 3.0.3 has no octree-ellipsoid collision and answers
-a rotated half-space against an octree wrongly, which the shape queries work around): their
-pairs are found by bounding spheres, or a box probe of the rest tree, and the pair queries.
+Octrees are kept out of Coal's trees (``quirks.TREE_EXCLUDED``): their pairs are found by
+bounding spheres, or a box probe of the rest tree, and the pair queries.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ import coal
 import numpy as np
 
 from .._base import ShapeBase
+from .._coal import quirks
 
 if TYPE_CHECKING:
     from ..shapes import CollisionShape
@@ -60,7 +66,6 @@ __all__ = ["Body", "Broadphase", "Leaf"]
 Owner = TypeVar("Owner")
 """What a body stands for (a scene's record of an object)."""
 
-_OCTREE = coal.NODE_TYPE.GEOM_OCTREE
 _HALFSPACE = coal.NODE_TYPE.GEOM_HALFSPACE
 _NO_CONTACT_LIMIT = 1 << 30
 """Contacts Coal may gather in one tree call: it stops early once it has this many."""
@@ -77,17 +82,12 @@ _FAR = 1.0e6
 """Distance, in metres, at which a parked rest object is placed."""
 _UNBOUNDED = 1e100
 """A leaf's bounding radius beyond this is taken as infinite (a half-space)."""
-_CLAMP = 1e300
-"""Bound given to the world box of a half-space in Coal's trees."""
 _THIN = 1e-6
 """A leaf whose local box is thinner than this (metres) gets its world box padded."""
 _SLACK = 1.0 + 1e-9
 """Relative slack of the bounding-sphere test, so that touching shapes are never culled."""
 
 _tags = itertools.count(1)
-_SPARE = coal.Sphere(1e-3)
-"""The geometry given to the rest object of a leaf that left (see the module notes)."""
-_SPARE.computeLocalAABB()
 
 
 # ------------------------------------------------------------------------ Coal objects
@@ -159,21 +159,6 @@ def _contact_pair(contact: Any) -> tuple[int, int]:
         return (_gid(contact.o1), _gid(contact.o2))
 
 
-def _fix_box(co: Any) -> None:
-    """Keep the world box of ``co`` finite and of positive volume, as Coal's trees need.
-
-    Coal's tree tests two boxes with infinite or near-``DBL_MAX`` bounds as disjoint (their
-    extents overflow), and its ``update()`` refuses a box of zero volume (a flat mesh).
-    """
-    aabb = co.getAABB()  # a reference into the object: assigning to it updates the object
-    lo = np.clip(aabb.min_, -_CLAMP, _CLAMP)
-    hi = np.clip(aabb.max_, -_CLAMP, _CLAMP)
-    pad = 1e-9 * (1.0 + np.maximum(np.abs(lo), np.abs(hi)))
-    thin = hi - lo < pad
-    aabb.min_ = np.where(thin, lo - pad, lo)
-    aabb.max_ = np.where(thin, hi + pad, hi)
-
-
 # ------------------------------------------------------------------------ leaves, bodies
 
 
@@ -221,7 +206,7 @@ class _Placed(_Bounds):
     def __init__(self, shape: CollisionShape) -> None:
         super().__init__(shape)
         geometry = self.geometry
-        self.managed = geometry.getNodeType() != _OCTREE
+        self.managed = geometry.getNodeType() not in quirks.TREE_EXCLUDED
         self.tree_geometry = _tree_geometry(geometry) if self.managed else geometry
         self.gid = _gid(self.tree_geometry) if self.managed else 0
         aabb = geometry.aabb_local
@@ -233,7 +218,7 @@ class _Placed(_Bounds):
         co.setTransform(tf)
         co.computeAABB()
         if self.fix:
-            _fix_box(co)
+            quirks.fix_box(co)
 
 
 class Leaf(_Placed, Generic[Owner]):
@@ -369,6 +354,8 @@ class Broadphase(Generic[Owner]):
         request.distance_upper_bound = 0.0
         self._spheres: tuple[list[Leaf[Owner]], np.ndarray, np.ndarray] | None = None
         self._sphere_stale: set[Body[Owner]] = set()
+        self._stale: set[Body[Owner]] = set()
+        """Bodies with parked objects whose boxes are still where they were (see _park)."""
 
     # ------------------------------------------------------------------------ contents
 
@@ -391,6 +378,7 @@ class Broadphase(Generic[Owner]):
         del self._bodies[body]
         self._tier.pop(body, None)
         self._sphere_stale.discard(body)
+        self._stale.discard(body)
         self._spheres = None
         self._tidy()
 
@@ -441,11 +429,10 @@ class Broadphase(Generic[Owner]):
             return
         if self._by_gid.get(leaf.gid) is leaf:  # not when the shape joined another body
             del self._by_gid[leaf.gid]
-        self._rest.unregisterObject(leaf.co)
+        quirks.unregister(self._rest, leaf.co)
         self._registered -= 1
         if leaf.parked:
             self._parked -= 1
-        leaf.co.setCollisionGeometry(_SPARE, False)
         self._leftovers += 1
 
     def _tidy(self) -> None:
@@ -471,11 +458,28 @@ class Broadphase(Generic[Owner]):
     # ---------------------------------------------------------------- parking, resting
 
     def _park(self, leaf: Leaf[Owner]) -> None:
-        """Send the rest object of ``leaf`` far away, keeping its world box: the tree's
-        node keeps its place (nothing to refit), and the object touches nothing there."""
+        """Send the rest object of ``leaf`` far away: it touches nothing there. Its box (and
+        its node in the tree) stays where it was until the next refit (:meth:`_refit`)."""
         leaf.co.setTransform(leaf.park_tf)
         leaf.parked = True
         self._parked += 1
+        self._stale.add(leaf.body)
+
+    def _refit(self) -> None:
+        """Refit the rest tree to its objects' boxes, the parked ones' moved far away first.
+
+        Until then a parked object keeps its last box, where its own body's probes often
+        are (a robot's base link, say): Coal then runs a narrow phase for nothing.
+        """
+        for body in self._stale:
+            for leaf in body.managed:
+                if leaf.parked:
+                    co = leaf.co
+                    co.computeAABB()
+                    if leaf.fix:
+                        quirks.fix_box(co)
+        self._stale.clear()
+        self._rest.update()
 
     def _unpark(self, leaf: Leaf[Owner]) -> None:
         leaf.place(leaf.co, leaf.shape._tf)
@@ -505,7 +509,7 @@ class Broadphase(Generic[Owner]):
             for leaf in body.managed:
                 self._unpark(leaf)
         if leaves:
-            self._rest.update()
+            self._refit()
 
     # ------------------------------------------------------------------------- queries
 
@@ -525,17 +529,24 @@ class Broadphase(Generic[Owner]):
             True when ``pairs`` are every touching pair of the scene (all of it was asked
             again): the pairs found before are all to be forgotten, not only the moved ones'.
         """
+        if len(moved) > TIER_LIMIT:
+            for body in moved:
+                body.epoch += 1
+            self._sphere_stale.update(moved)
+            return self._all_pairs(moved), True
+        if self._registered > SMALL and len(self._tier) > len(moved):
+            self._settle(set(moved))
+        refit = False
         stale = self._sphere_stale
         for body in moved:
             body.epoch += 1
             stale.add(body)
-        if len(moved) > TIER_LIMIT:
-            return self._all_pairs(moved), True
-        if self._registered > SMALL and len(self._tier) > len(moved):
-            self._settle(set(moved))
-        for body in moved:
             if not body.moving:
                 self._start_moving(body)
+            elif body in self._stale:  # moving on: its parked boxes are worth moving away
+                refit = True
+        if refit:
+            self._refit()
         pairs: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
         if self._registered > self._parked:
             for body in moved:
@@ -556,7 +567,7 @@ class Broadphase(Generic[Owner]):
         pairs: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
         by_gid = self._by_gid
         if self._registered:
-            self._rest.update()
+            self._refit()
             self._data.clear()
             self._rest.collide(self._callback)
             for g1, g2 in _geometry_pairs(self._result):
@@ -594,7 +605,7 @@ class Broadphase(Generic[Owner]):
                     probe.setTransform(leaf.shape._tf)
                     probe.computeAABB()
                     if leaf.fix:
-                        _fix_box(probe)
+                        quirks.fix_box(probe)
                 if tree is not None:
                     tree.update()
             self._data.clear()
@@ -652,9 +663,11 @@ class Broadphase(Generic[Owner]):
         """Add the pairs of the moved bodies with the tier, with octrees at rest and inside
         themselves, by bounding spheres and pair queries."""
         tier = self._tier
-        resting_octrees = [octree for octree in self._octrees if not octree.body.moving]
-        for octree in resting_octrees:
-            octree.body.measure()
+        resting_octrees: Sequence[Leaf[Owner]] = ()
+        if self._octrees:
+            resting_octrees = [octree for octree in self._octrees if not octree.body.moving]
+            for octree in resting_octrees:
+                octree.body.measure()
         done: set[Body[Owner]] = set()  # moved bodies already compared with the whole tier
         for body in moved:
             leaves = body.leaves

@@ -9,11 +9,21 @@ kept from the last query, as the colliding pairs of leaves of each pair of objec
 
 Allowed pairs (:class:`~spatialcontact.allowed.AllowedCollisions`) are applied to those pairs
 of leaves when a query is answered, so allowing or disallowing a pair costs no Coal call.
+
+Worlds
+------
+Objects belong to a world (``add(..., world=k)``, after :meth:`Scene.add_world`) or are global
+(world -1, the default). Each world has a broadphase of its own, which holds its objects and
+the global ones; a broadphase of the global objects alone finds their pairs with each other.
+So no pair of leaves of two different worlds is ever given to Coal, not even to its trees. A
+scene with no world added has only the global broadphase: one implicit world, as in Newton.
 """
 
 from __future__ import annotations
 
+import copy
 import math
+import operator
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,11 +31,12 @@ import numpy as np
 
 from .._base import ShapeBase, collision_leaves
 from .._coal import state as _state
-from .._validate import count, describe, flag, text
+from .._validate import count, describe, finite_real, flag, text, vector3
 from ..allowed import AllowedCollisions
 from ..contact import Contact, Contacts
 from ..errors import (
     CollisionDisabledError,
+    InvalidArgumentError,
     NotInSceneError,
     SceneError,
     ShapeTypeError,
@@ -35,7 +46,10 @@ from .broadphase import Body, Broadphase, Leaf
 if TYPE_CHECKING:
     from ..shapes import CollisionShape
 
-__all__ = ["Scene"]
+__all__ = ["Scene", "WorldContacts"]
+
+_SERIAL_BITS = 48
+"""Bits of the second serial in the sort key of a pair (more objects than a scene can hold)."""
 
 _NAMES_SHOWN = 20
 """How many valid names an error message lists before it says how many more there are."""
@@ -44,13 +58,17 @@ _NAMES_SHOWN = 20
 class _Object:
     """What the scene knows of one named object."""
 
-    __slots__ = ("body", "name", "partners", "serial", "shape")
+    __slots__ = ("body", "extra", "name", "partners", "serial", "shape", "world")
 
-    def __init__(self, name: str, shape: CollisionShape, serial: int) -> None:
+    def __init__(self, name: str, shape: CollisionShape, serial: int, world: int) -> None:
         self.name = name
         self.shape = shape
         self.serial = serial
+        self.world = world
         self.body: Body[_Object]
+        """Its body in its world's broadphase (the global one for a global object)."""
+        self.extra: list[tuple[int, Body[_Object]]] = []
+        """A global object's bodies in the broadphase of each world: ``(world, body)``."""
         self.partners: dict[_Object, _Pair] = {}
 
     def __repr__(self) -> str:
@@ -61,14 +79,20 @@ class _Pair:
     """The colliding leaf pairs of two objects (or of one, with itself), as last found.
 
     ``blocking`` is True when one of them is not allowed; ``contacts`` caches the contacts of
-    those, per ``max_contacts_per_pair``.
+    those, per ``max_contacts_per_pair``. ``world`` is the world of the pair: that of its
+    object in a world, or -1 for two global objects.
     """
 
-    __slots__ = ("a", "b", "blocking", "contacts", "leaves")
+    __slots__ = ("a", "b", "blocking", "contacts", "leaves", "order", "world")
 
     def __init__(self, a: _Object, b: _Object) -> None:
         self.a = a
         self.b = b
+        self.order = (a.serial << _SERIAL_BITS) | b.serial
+        """Sorts as ``(a.serial, b.serial)``; an int, since sorting by tuples allocates an
+        object per pair for the garbage collector to count (it then runs over every object
+        of a large scene in the middle of a query)."""
+        self.world = a.world if a.world >= 0 else b.world
         self.blocking = False
         self.leaves: list[tuple[Leaf[_Object], Leaf[_Object]]] = []
         self.contacts: dict[int, tuple[Contact, ...]] = {}
@@ -78,8 +102,7 @@ def _serial(record: _Object) -> int:
     return record.serial
 
 
-def _pair_order(pair: _Pair) -> tuple[int, int]:
-    return (pair.a.serial, pair.b.serial)
+_pair_order = operator.attrgetter("order")
 
 
 def _leaf_order(leaves: tuple[Leaf[_Object], Leaf[_Object]]) -> tuple[int, int]:
@@ -121,6 +144,33 @@ def _check_shape(value: Any, parameter: str) -> CollisionShape:
     return cast("CollisionShape", value)
 
 
+class WorldContacts(Contacts):
+    """The :class:`~spatialcontact.Contacts` of a scene query, with the world of each one.
+
+    Notes
+    -----
+    ``world`` (n,) int is the world of each contact's pair of objects: the world of its object
+    that is in one, or -1 for two global objects (every contact, in a scene with no worlds).
+    A slice or a sum of two is a plain :class:`~spatialcontact.Contacts`.
+    """
+
+    __slots__ = ("_world",)
+
+    _world: np.ndarray
+
+    @classmethod
+    def _made(cls, contacts: list[Contact], world: np.ndarray) -> WorldContacts:
+        out = cast("WorldContacts", cls._wrap(contacts))
+        world.flags.writeable = False
+        out._world = world
+        return out
+
+    @property
+    def world(self) -> np.ndarray:
+        """ndarray, shape (n,), int: the world of each contact (-1: two global objects)."""
+        return self._world
+
+
 class Scene:
     """Named shapes and groups, asked which pairs touch.
 
@@ -142,7 +192,14 @@ class Scene:
     be in several scenes. Leaves with ``collision=False``, or inside a group with
     ``collision=False``, are ignored; an object with ``collision=False`` cannot be added.
     Every method holds the library's lock (``spatialcontact._coal.state.LOCK``), so threads
-    may share a scene.
+    may share a scene. A scene pickles with its shapes and allowed pairs, and the loaded one
+    gives the same answers (see :meth:`__reduce__`), so it can be sent to worker processes.
+
+    Worlds (:meth:`add_world`, :meth:`replicate`) are copies of an environment side by side, as
+    Newton's: an object added with ``world=k`` is paired only with the objects of world ``k``
+    and the global objects (``world=-1``, the default), which are paired with every world.
+    A scene with no world added is one implicit world: every object is global and pairs with
+    every other. Queries take ``world=`` to answer for one world (see :meth:`collisions`).
 
     Examples
     --------
@@ -172,15 +229,27 @@ class Scene:
         self._allowed = AllowedCollisions()
         self._allowed_revision = 0
         self._broadphase: Broadphase[_Object] = Broadphase()
+        """The global objects' broadphase (every object's, in a scene without worlds)."""
+        self._worlds: list[Broadphase[_Object]] = []
+        """The broadphase of each world: its objects and the global ones."""
         self._serial = 0
         self._auto = 0
         self._names: tuple[str, ...] | None = None
         self._index: dict[str, int] | None = None
+        self._revision = 0
+
+    @property
+    def revision(self) -> int:
+        """int: rises whenever an object is added, removed, moved or changed (a resize, a
+        group's elements), so that a cache of the scene's contents (a robot's view of its
+        obstacles) is still good while it reads the same number."""
+        return self._revision
 
     # ------------------------------------------------------------------ observing
 
     def _shape_changed(self, shape: ShapeBase, structural: bool) -> None:
         """An object (or something inside it) moved; ``structural``: its leaves changed."""
+        self._revision += 1
         if structural:
             self._changed[shape] = True
         elif shape not in self._changed:
@@ -196,7 +265,12 @@ class Scene:
     # ------------------------------------------------------------------ the objects
 
     def add(
-        self, obj: CollisionShape, name: str | None = None, *, self_collision: bool = False
+        self,
+        obj: CollisionShape,
+        name: str | None = None,
+        *,
+        self_collision: bool = False,
+        world: int = -1,
     ) -> str:
         """Add a shape or group under a name.
 
@@ -213,6 +287,9 @@ class Scene:
             Check the leaves of a group against each other too (by default a group is one
             object, whose parts may touch). :meth:`allow` skips chosen pairs of them, such as
             adjacent links.
+        world : int
+            The world the object belongs to (made by :meth:`add_world`), or -1: a global
+            object, paired with the objects of every world.
 
         Returns
         -------
@@ -222,7 +299,10 @@ class Scene:
         Raises
         ------
         ShapeTypeError
-            ``obj`` is not a shape, ``name`` not a string or ``self_collision`` not a bool.
+            ``obj`` is not a shape, ``name`` not a string, ``self_collision`` not a bool or
+            ``world`` not an integer.
+        InvalidArgumentError
+            ``world`` is neither -1 nor the index of a world of the scene.
         CollisionDisabledError
             ``obj`` has ``collision=False``.
         SceneError
@@ -236,6 +316,7 @@ class Scene:
             )
         checked = flag(self_collision, "self_collision")
         with _state.LOCK:
+            where = self._check_world(world, "world")
             if name is not None:
                 name = _check_name(name, "name")
                 if name in self._objects:
@@ -257,15 +338,165 @@ class Scene:
             self._check_claims(leaves, None)
             if name is None:
                 name = self._new_name()
-            record = _Object(name, obj, self._serial)
-            record.body = self._broadphase.add(record, leaves, checked)
-            self._serial += 1
-            self._objects[name] = record
-            self._by_shape[obj] = record
-            self._names = self._index = None
-            self._changed[obj] = False
-            obj._observe(self)
+            self._enter(obj, name, checked, where)
             return name
+
+    def _enter(self, obj: CollisionShape, name: str, self_collision: bool, world: int) -> None:
+        """Add ``obj`` (checked) under ``name`` (free) to ``world`` (-1: global)."""
+        record = _Object(name, obj, self._serial, world)
+        leaves = cast("tuple[CollisionShape, ...]", collision_leaves(obj))
+        record.body = self._broadphase_of(world).add(record, leaves, self_collision)
+        if world < 0:
+            record.extra = [
+                (k, tree.add(record, leaves, self_collision)) for k, tree in enumerate(self._worlds)
+            ]
+        self._serial += 1
+        self._objects[name] = record
+        self._by_shape[obj] = record
+        self._names = self._index = None
+        self._changed[obj] = False
+        obj._observe(self)
+        self._revision += 1
+
+    def _broadphase_of(self, world: int) -> Broadphase[_Object]:
+        return self._worlds[world] if world >= 0 else self._broadphase
+
+    def _check_world(self, value: Any, parameter: str) -> int:
+        """``value`` as -1 (global) or the index of a world of the scene."""
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ShapeTypeError(
+                f"{parameter} must be an integer (-1 for global, or a world index), got "
+                f"{describe(value)}"
+            )
+        world = int(value)
+        if not -1 <= world < len(self._worlds):
+            held = (
+                f"worlds 0 to {len(self._worlds) - 1}"
+                if self._worlds
+                else "no worlds (add_world() makes one)"
+            )
+            raise InvalidArgumentError(
+                f"{parameter} must be -1 (global) or the index of a world of the scene, which "
+                f"has {held}; got {describe(value)}"
+            )
+        return world
+
+    # ------------------------------------------------------------------ worlds
+
+    @property
+    def worlds(self) -> int:
+        """int: the number of worlds added (0: the scene is one implicit world)."""
+        return len(self._worlds)
+
+    def add_world(self) -> int:
+        """Add an empty world; the global objects are paired with it from now on.
+
+        Returns
+        -------
+        int
+            Its index: 0 for the first world, then 1, 2, ...
+        """
+        with _state.LOCK:
+            tree: Broadphase[_Object] = Broadphase()
+            world = len(self._worlds)
+            self._worlds.append(tree)
+            for record in self._objects.values():
+                if record.world < 0:
+                    leaves = cast("tuple[CollisionShape, ...]", collision_leaves(record.shape))
+                    record.extra.append(
+                        (world, tree.add(record, leaves, record.body.self_collision))
+                    )
+                    self._changed.setdefault(record.shape, False)
+            self._revision += 1
+            return world
+
+    def world_of(self, name: str) -> int:
+        """The world of the object called ``name``: its index, or -1 for a global object.
+
+        Raises
+        ------
+        NotInSceneError
+            ``name`` is not in the scene.
+        """
+        with _state.LOCK:
+            return self._record(name, "name").world
+
+    def replicate(self, n: int, spacing: Any = 0.0) -> list[int]:
+        """Add ``n`` worlds, each holding a copy of every object of world 0.
+
+        The copies are made with ``copy.deepcopy`` (fresh shapes, groups copied with their
+        parts); world ``k``'s copy of the object ``"name"`` is called ``"name/k"`` and is
+        placed ``k * spacing`` away from the original (world 0 itself stays where it is).
+        Allowed pairs among the objects of world 0, or of one of them with a global object,
+        are copied to the new worlds. Global objects are shared, not copied.
+
+        Parameters
+        ----------
+        n : int
+            How many worlds to add (at least 1).
+        spacing : float or array_like, shape (3,), world frame
+            Offset in metres between worlds: a number is a step along x.
+
+        Returns
+        -------
+        list of int
+            The indices of the new worlds.
+
+        Raises
+        ------
+        ShapeTypeError
+            ``n`` is not an integer or ``spacing`` not numbers.
+        InvalidArgumentError
+            ``n`` is below 1 or ``spacing`` is not finite or of another shape.
+        SceneError
+            World 0 does not exist or is empty, or a copy's name is already used.
+        """
+        k = count(n, "n")
+        if np.ndim(spacing) == 0:
+            step = np.array([finite_real(spacing, "spacing"), 0.0, 0.0])
+        else:
+            step = vector3(spacing, "spacing", error=InvalidArgumentError)
+        with _state.LOCK:
+            sources = [record for record in self._objects.values() if record.world == 0]
+            if not sources:
+                raise SceneError(
+                    "replicate copies the objects of world 0, but "
+                    + ("world 0 is empty" if self._worlds else "the scene has no worlds")
+                    + ": add_world() and add objects with world=0 first"
+                )
+            first = len(self._worlds)
+            for world in range(first, first + k):
+                for record in sources:
+                    if f"{record.name}/{world}" in self._objects:
+                        raise SceneError(
+                            f"replicate names world {world}'s copy of {record.name!r} "
+                            f"{record.name}/{world}, which is already used in this scene"
+                        )
+            allowed = [
+                (a, b)
+                for a, b in self._allowed.pairs
+                if self._copied_pair(self._owner(a), self._owner(b))
+            ]
+            added = []
+            for world in range(first, first + k):
+                added.append(self.add_world())
+                memo: dict[int, Any] = {}
+                copies = copy.deepcopy([record.shape for record in sources], memo)
+                shift = np.eye(4)
+                shift[:3, 3] = (world * step).tolist()
+                for record, shape in zip(sources, copies, strict=True):
+                    shape.T = shift @ record.shape.T
+                    self._enter(shape, f"{record.name}/{world}", record.body.self_collision, world)
+                for a, b in allowed:
+                    self._allowed.allow(memo.get(id(a), a), memo.get(id(b), b))
+            return added
+
+    @staticmethod
+    def _copied_pair(a: _Object | None, b: _Object | None) -> bool:
+        """Whether :meth:`replicate` copies an allowed pair of parts of ``a`` and ``b``."""
+        if a is None or b is None:
+            return False
+        return {a.world, b.world} <= {0, -1} and 0 in (a.world, b.world)
 
     def _new_name(self) -> str:
         while True:
@@ -295,7 +526,9 @@ class Scene:
             shape._unobserve(self)
             self._changed.pop(shape, None)
             self._drop_pairs(record)
-            self._broadphase.remove(record.body)
+            self._broadphase_of(record.world).remove(record.body)
+            for world, body in record.extra:
+                self._worlds[world].remove(body)
             pending = self._allowed._revision != self._allowed_revision
             self._allowed.discard(lambda part: _within(part, shape))
             if not pending:  # only the removed object's pairs (now gone) were affected
@@ -303,6 +536,7 @@ class Scene:
             del self._objects[name]
             del self._by_shape[shape]
             self._names = self._index = None
+            self._revision += 1
             return shape
 
     def __getitem__(self, name: str) -> CollisionShape:
@@ -386,7 +620,23 @@ class Scene:
         return f"Scene({len(names)} objects: [{listed}{more}])"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        raise TypeError("a Scene cannot be pickled or copied: pickle its shapes and add them anew")
+        """Pickle the scene as what rebuilds it: its worlds, its objects (with their names,
+        poses, groups, ``self_collision`` and world), its allowed pairs and its next generated
+        name.
+
+        The Coal state (geometries, the broadphase trees) is not pickled: the shapes build
+        their geometries when they are loaded, and the loaded scene adds them anew, so it
+        answers every query as this one does. Shapes pickled along with the scene (in one
+        ``pickle.dumps`` call) stay the scene's own: a leaf of an object is still that
+        object's leaf. ``copy.copy`` gives a new scene holding the same shapes;
+        ``copy.deepcopy`` one holding copies of them.
+        """
+        with _state.LOCK:
+            objects = [
+                (record.name, record.shape, record.body.self_collision, record.world)
+                for record in self._objects.values()
+            ]
+            return (_rebuilt, (objects, self._allowed.pairs, self._auto, len(self._worlds)))
 
     # ------------------------------------------------------------ allowed collisions
 
@@ -533,15 +783,58 @@ class Scene:
 
     # ---------------------------------------------------------------------- queries
 
-    def in_collision(self) -> bool:
-        """True when any pair of objects that is not allowed touches or overlaps."""
+    def in_collision(self, world: int | None = None) -> bool:
+        """True when any pair of objects that is not allowed touches or overlaps.
+
+        Parameters
+        ----------
+        world : int, optional
+            Only the pairs of this world (its objects with each other and with the global
+            objects), or with -1 the pairs of two global objects. None: every pair.
+
+        Raises
+        ------
+        ShapeTypeError, InvalidArgumentError
+            ``world`` is not None, -1 or the index of a world.
+        """
         with _state.LOCK:
+            if world is not None:
+                only = self._check_world(world, "world")
+                self._refresh()
+                return any(p.blocking and p.world == only for p in self._pairs.values())
             if self._changed or self._allowed._revision != self._allowed_revision:
                 self._refresh()
             return self._blocking > 0
 
-    def collisions(self) -> list[tuple[str, str]]:
+    def in_collision_per_world(self) -> np.ndarray:
+        """:meth:`in_collision` of every world at once.
+
+        Returns
+        -------
+        ndarray, shape (worlds,), bool
+            Entry ``k``: world ``k`` has a pair in collision (its objects with each other or
+            with the global objects). A scene with no worlds gives one entry, the implicit
+            world's (every pair). Pairs of two global objects are left out when there are
+            worlds (``in_collision(world=-1)`` asks for them).
+        """
+        with _state.LOCK:
+            self._refresh()
+            if not self._worlds:
+                return np.array([self._blocking > 0])
+            out = np.zeros(len(self._worlds), dtype=bool)
+            for pair in self._pairs.values():
+                if pair.blocking and pair.world >= 0:
+                    out[pair.world] = True
+            return out
+
+    def collisions(self, world: int | None = None) -> list[tuple[str, str]]:
         """Every pair of objects in collision, each once, allowed pairs left out.
+
+        Parameters
+        ----------
+        world : int, optional
+            Only the pairs of this world (its objects with each other and with the global
+            objects), or with -1 the pairs of two global objects. None: every pair.
 
         Returns
         -------
@@ -549,13 +842,44 @@ class Scene:
             ``(a, b)`` with ``a`` added before ``b``, sorted by the order the objects were
             added. An object added with ``self_collision=True`` whose leaves touch each other
             appears as ``(a, a)``. A pair whose touching leaves are all allowed is left out.
+            Two objects of different worlds are never a pair.
+
+        Raises
+        ------
+        ShapeTypeError, InvalidArgumentError
+            ``world`` is not None, -1 or the index of a world.
         """
         with _state.LOCK:
-            self._refresh()
-            pairs = sorted((p for p in self._pairs.values() if p.blocking), key=_pair_order)
+            pairs = self._blocking_pairs(world)
             return [(p.a.name, p.b.name) for p in pairs]
 
-    def contacts(self, max_contacts_per_pair: int = 1) -> Contacts:
+    def collisions_per_world(self) -> list[list[tuple[str, str]]]:
+        """:meth:`collisions` of every world at once: entry ``k`` is ``collisions(world=k)``.
+
+        A scene with no worlds gives one entry, the implicit world's (every pair).
+        """
+        with _state.LOCK:
+            if not self._worlds:
+                return [self.collisions()]
+            out: list[list[tuple[str, str]]] = [[] for _ in self._worlds]
+            for pair in self._blocking_pairs(None):
+                if pair.world >= 0:
+                    out[pair.world].append((pair.a.name, pair.b.name))
+            return out
+
+    def _blocking_pairs(self, world: int | None) -> list[_Pair]:
+        """The pairs in collision (of ``world`` only, unless None), in :meth:`collisions`
+        order."""
+        only = None if world is None else self._check_world(world, "world")
+        self._refresh()
+        pairs = (
+            p for p in self._pairs.values() if p.blocking and (only is None or p.world == only)
+        )
+        return sorted(pairs, key=_pair_order)
+
+    def contacts(
+        self, max_contacts_per_pair: int = 1, *, world: int | None = None
+    ) -> WorldContacts:
         """The contacts of every pair of objects in collision, allowed pairs left out.
 
         Parameters
@@ -563,28 +887,33 @@ class Scene:
         max_contacts_per_pair : int
             Contacts kept per pair of leaves (as ``max_contacts`` of the shape queries): the
             deepest ones.
+        world : int, optional
+            Only the pairs of this world (its objects with each other and with the global
+            objects), or with -1 the pairs of two global objects. None: every pair.
 
         Returns
         -------
-        Contacts
+        WorldContacts
             Grouped by pair of objects in the order of :meth:`collisions`, deepest first
             within a pair. ``o1`` is a leaf of the object added earlier and ``o2`` a leaf of
             the one added later (for a self-collision, the leaf that comes first in the
-            group). :meth:`name_of` maps a leaf to its object.
+            group). :meth:`name_of` maps a leaf to its object. Its column ``world`` (n,)
+            gives each contact's world (-1 for two global objects).
 
         Raises
         ------
         ShapeTypeError
-            ``max_contacts_per_pair`` is not an integer.
+            ``max_contacts_per_pair`` is not an integer, or ``world`` not an integer.
         InvalidArgumentError
-            ``max_contacts_per_pair`` is below 1.
+            ``max_contacts_per_pair`` is below 1, or ``world`` not -1 or a world's index.
         """
         k = count(max_contacts_per_pair, "max_contacts_per_pair")
         with _state.LOCK:
-            self._refresh()
             covers = self._allowed.covers
             out: list[Contact] = []
-            for pair in sorted((p for p in self._pairs.values() if p.blocking), key=_pair_order):
+            worlds: list[int] = []
+            counts: list[int] = []
+            for pair in self._blocking_pairs(world):
                 found = pair.contacts.get(k)
                 if found is None:
                     collected: list[Contact] = []
@@ -594,42 +923,82 @@ class Scene:
                     collected.sort(key=_depth)
                     found = pair.contacts[k] = tuple(collected)
                 out.extend(found)
-            return Contacts(out)
+                worlds.append(pair.world)
+                counts.append(len(found))
+            return WorldContacts._made(out, np.repeat(np.array(worlds, dtype=np.int64), counts))
 
-    def collide(self, shape: CollisionShape) -> list[str]:
+    def collide(self, shape: CollisionShape, world: int | None = None) -> list[str]:
         """The names of the objects that ``shape`` touches.
 
         Parameters
         ----------
         shape : CollisionShape or CollisionShapeGroup
             Any shape. When it is an object of the scene, or part of one, that object is left
-            out, and so are the pairs of leaves it is allowed to touch.
+            out, and so are the pairs of leaves it is allowed to touch; an object of a world
+            touches only objects of that world and global ones.
+        world : int, optional
+            Only the objects of this world and the global ones (-1: the global ones only).
+            None: every object, or for a shape of an object of a world, that world's and the
+            global ones (another world's objects are never its partners).
 
         Returns
         -------
         list of str
             In the order the objects were added.
+
+        Raises
+        ------
+        ShapeTypeError, InvalidArgumentError
+            ``world`` is not None, -1 or the index of a world.
         """
         _check_shape(shape, "shape")
         with _state.LOCK:
+            own = self._owner(shape)
+            trees = self._trees(world, own)
+            if not trees:
+                return []
             self._refresh()
             record = self._by_shape.get(shape)
             if record is not None:
-                hit = [o for o, p in record.partners.items() if o is not record and p.blocking]
+                keep = self._keeps(world)
+                hit = [
+                    o
+                    for o, p in record.partners.items()
+                    if o is not record and p.blocking and keep(o)
+                ]
                 return [o.name for o in sorted(hit, key=_serial)]
-            own = self._owner(shape)
             covers = self._allowed.covers
+            probes = cast("tuple[CollisionShape, ...]", collision_leaves(shape))
             found = {
                 leaf.body.owner
-                for probe, leaf in self._broadphase.touching(
-                    cast("tuple[CollisionShape, ...]", collision_leaves(shape))
-                )
+                for tree in trees
+                for probe, leaf in tree.touching(probes)
                 if leaf.body.owner is not own and not covers(probe, leaf.shape)
             }
             return [r.name for r in sorted(found, key=_serial)]
 
+    def _trees(self, world: int | None, own: _Object | None) -> list[Broadphase[_Object]]:
+        """The broadphases holding the objects a query of ``world`` reads, for a shape that is
+        (in) the object ``own``, or None: an object of a world reads only that world's."""
+        if world is not None:
+            world = self._check_world(world, "world")
+        if own is not None and own.world >= 0:
+            if world is None:
+                world = own.world
+            elif world not in (-1, own.world):
+                return []
+        if world is None:
+            return [self._broadphase, *self._worlds]
+        return [self._broadphase_of(world)]
+
+    def _keeps(self, world: int | None) -> Any:
+        """A test of the objects a query of ``world`` (checked) reads."""
+        if world is None:
+            return lambda record: True
+        return lambda record: record.world < 0 or record.world == world
+
     def distance(
-        self, shape: CollisionShape
+        self, shape: CollisionShape, world: int | None = None
     ) -> tuple[float, str | None, np.ndarray | None, np.ndarray | None]:
         """The object nearest to ``shape``, with the signed distance and closest points.
 
@@ -638,6 +1007,10 @@ class Scene:
         shape : CollisionShape or CollisionShapeGroup
             Any shape. When it is an object of the scene, or part of one, that object is left
             out, and so are the pairs of leaves it is allowed to touch.
+        world : int, optional
+            Only the objects of this world and the global ones (-1: the global ones only).
+            None: every object, or for a shape of an object of a world, that world's and the
+            global ones (another world's objects are never its partners).
 
         Returns
         -------
@@ -650,29 +1023,35 @@ class Scene:
             Closest point on ``shape``.
         p2 : ndarray, shape (3,), world frame, or None
             Closest point on the object.
+
+        Raises
+        ------
+        ShapeTypeError, InvalidArgumentError
+            ``world`` is not None, -1 or the index of a world.
         """
         _check_shape(shape, "shape")
         with _state.LOCK:
+            own = self._owner(shape)
+            trees = self._trees(world, own)
             self._refresh()
             probes = cast("tuple[CollisionShape, ...]", collision_leaves(shape))
-            own = self._owner(shape)
             covers = self._allowed.covers
             best: tuple[float, Leaf[_Object], np.ndarray, np.ndarray] | None = None
-            for lower, i, leaf in self._broadphase.nearest_first(
-                probes, None if own is None else own.body
-            ):
-                if best is not None and lower > best[0]:
-                    break
-                if covers(probes[i], leaf.shape):
-                    continue
-                d, p1, p2 = probes[i].closest_point(leaf.shape, inf_dist=math.inf)
-                assert d is not None and p1 is not None and p2 is not None
-                if (
-                    best is None
-                    or d < best[0]
-                    or (d == best[0] and leaf.body.owner.serial < best[1].body.owner.serial)
-                ):
-                    best = (d, leaf, p1, p2)
+            for tree in trees:
+                skip = None if own is None else self._body_in(own, tree)
+                for lower, i, leaf in tree.nearest_first(probes, skip):
+                    if best is not None and lower > best[0]:
+                        break
+                    if covers(probes[i], leaf.shape):
+                        continue
+                    d, p1, p2 = probes[i].closest_point(leaf.shape, inf_dist=math.inf)
+                    assert d is not None and p1 is not None and p2 is not None
+                    if (
+                        best is None
+                        or d < best[0]
+                        or (d == best[0] and leaf.body.owner.serial < best[1].body.owner.serial)
+                    ):
+                        best = (d, leaf, p1, p2)
             if best is None:
                 return math.inf, None, None, None
             return float(best[0]), best[1].body.owner.name, best[2], best[3]
@@ -713,10 +1092,10 @@ class Scene:
         Nothing is changed.
         """
         label = "the object being added" if record is None else repr(record.name)
-        broadphase = self._broadphase
+        trees = [self._broadphase, *self._worlds]
         geometries: dict[int, ShapeBase] = {}
         for leaf in leaves:
-            held = broadphase.leaf_of(leaf)
+            held = next((h for h in (t.leaf_of(leaf) for t in trees) if h is not None), None)
             owner = None if held is None else self._holder(held)
             if owner is not None and owner is not record:
                 raise SceneError(
@@ -732,13 +1111,22 @@ class Scene:
                     f"{describe(leaf)} in {label} shares its Coal geometry with another leaf "
                     f"of {label}"
                 )
-            same = broadphase.leaf_with_geometry(geometry)
+            same = next(
+                (h for h in (t.leaf_with_geometry(geometry) for t in trees) if h is not None),
+                None,
+            )
             other = None if same is None or same.shape is leaf else self._holder(same)
             if other is not None:
                 raise SceneError(
                     f"{describe(leaf)} in {label} shares its Coal geometry with a leaf of "
                     f"{other.name!r}"
                 )
+
+    def _body_in(self, record: _Object, tree: Broadphase[_Object]) -> Body[_Object] | None:
+        """The body of ``record`` in the broadphase ``tree`` (None if it has none there)."""
+        if self._broadphase_of(record.world) is tree:
+            return record.body
+        return next((body for world, body in record.extra if self._worlds[world] is tree), None)
 
     def _holder(self, leaf: Leaf[_Object]) -> _Object | None:
         """The object ``leaf`` belongs to now, or None when it has left it since the last
@@ -796,29 +1184,47 @@ class Scene:
             return
         self._changed = {}
         records = [self._by_shape[shape] for shape in changed]
-        broadphase = self._broadphase
+        moved: dict[int, list[Body[_Object]]] = {}  # by world, -1 for the global broadphase
         for record in records:
             if changed[record.shape]:
-                broadphase.reshape(
-                    record.body,
-                    cast("tuple[CollisionShape, ...]", collision_leaves(record.shape)),
-                )
+                leaves = cast("tuple[CollisionShape, ...]", collision_leaves(record.shape))
+                self._broadphase_of(record.world).reshape(record.body, leaves)
+                for world, body in record.extra:
+                    self._worlds[world].reshape(body, leaves)
+            moved.setdefault(record.world, []).append(record.body)
+            for world, body in record.extra:
+                moved.setdefault(world, []).append(body)
+        found: list[tuple[int, list[tuple[Leaf[_Object], Leaf[_Object]]]]] = []
+        complete: set[int] = set()
         try:
-            pairs, complete = broadphase.find([record.body for record in records])
+            for world, bodies in moved.items():
+                pairs, whole = self._broadphase_of(world).find(bodies)
+                found.append((world, pairs))
+                if whole:
+                    complete.add(world)
         except BaseException:
             # A pair Coal cannot answer: ask again (and raise again) at the next query rather
             # than answer from half-found pairs.
             for record in records:
                 self._changed.setdefault(record.shape, False)
             raise
-        if complete:
+        if complete and not self._worlds:
             self._drop_all_pairs()
             reset = []
         else:
+            if complete:
+                for pair in [p for p in self._pairs.values() if p.world in complete]:
+                    self._forget(pair)
             reset = self._reset_pairs(records)
         hit = self._hit
-        for la, lb in pairs:
-            hit(la, lb)
+        for world, pairs in found:
+            if world < 0:
+                for la, lb in pairs:
+                    hit(la, lb)
+            else:  # two global leaves: their pair is the global broadphase's
+                for la, lb in pairs:
+                    if la.body.owner.world >= 0 or lb.body.owner.world >= 0:
+                        hit(la, lb)
         for pair in reset:
             if not pair.leaves:
                 self._forget(pair)
@@ -836,3 +1242,22 @@ class Scene:
                         self._blocking -= 1
                     reset.append(pair)
         return reset
+
+
+def _rebuilt(
+    objects: list[tuple[str, CollisionShape, bool, int]],
+    allowed: list[tuple[ShapeBase, ShapeBase]],
+    auto: int,
+    worlds: int,
+) -> Scene:
+    """The scene that :meth:`Scene.__reduce__` describes: its worlds, the objects added in
+    their order, then the allowed pairs (any shapes, as ``scene.allowed`` takes them)."""
+    scene = Scene()
+    for _ in range(worlds):
+        scene.add_world()
+    for name, shape, self_collision, world in objects:
+        scene.add(shape, name, self_collision=self_collision, world=world)
+    for a, b in allowed:
+        scene._allowed.allow(a, b)
+    scene._auto = auto
+    return scene

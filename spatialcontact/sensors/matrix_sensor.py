@@ -22,6 +22,11 @@ Differences from Newton, converted here and nowhere else:
   that lose that column are zero-padded;
 - arrays are float64 numpy arrays, new ones on every update; :attr:`sensing_transforms` are
   ``(4, 4)`` world poses (Newton: position and quaternion);
+- worlds are those of the scene (``scene.world_of``, Newton's ``world``): counterparts are
+  resolved per world, the global ones first, then the row's world's own, each in ascending
+  index order, and the matrices are padded to the largest count. In a scene with worlds a
+  sensing object must belong to one (a global one raises, since its row would mix worlds); a
+  scene with none is one implicit world where every object may sense;
 - selections are resolved once, at construction (as Newton's): objects added to the scene
   later count in the totals but get no row or column, and removing an object (which shifts
   the indices) makes :meth:`MatrixContactSensor.update` raise.
@@ -36,7 +41,7 @@ import numpy as np
 from .._validate import describe, flag
 from ..contact import Contacts
 from ._common import ObjectMap, StepData, check_scene
-from ._errors import SensorTypeError, SensorValueError
+from ._errors import SelectionError, SensorTypeError, SensorValueError
 from ._selection import Selection, select
 from .forces import ForceInput
 
@@ -55,8 +60,10 @@ class MatrixContactSensor:
         may match), a compiled regular expression matching whole names, or object indices.
         Patterns give rows in ascending index order; a list of indices keeps its order.
     counterparts : same kinds as ``sensing``, optional
-        The counterpart objects, in ascending index order for every row (minus the row's own
-        object). None: only the totals are measured.
+        The counterpart objects. Each row's are the global ones then those of the row's world
+        (``scene.world_of``), each in ascending index order, minus the row's own object; in a
+        scene without worlds, all of them in ascending index order. None: only the totals are
+        measured.
     measure_total : bool
         Whether to measure :attr:`total_force` and :attr:`total_force_friction` (else None).
 
@@ -78,7 +85,8 @@ class MatrixContactSensor:
         The tangential (friction) part of :attr:`total_force`.
     force_matrix : ndarray, shape (n_sensing, max_counterparts, 3), world frame, or None
         ``[i, j]``: force on ``sensing_indices[i]`` from ``counterpart_indices[i][j]``.
-        Columns beyond a row's counterparts are zero. None without counterparts.
+        Columns beyond a row's counterparts are zero (``max_counterparts`` is the largest
+        count of any row, so of any world). None without counterparts.
     force_matrix_friction : ndarray, shape (n_sensing, max_counterparts, 3), or None
         The tangential part of each :attr:`force_matrix` entry.
     position_matrix : ndarray, shape (n_sensing, max_counterparts, 3), world frame, or None
@@ -92,8 +100,9 @@ class MatrixContactSensor:
     Raises
     ------
     SelectionError
-        If a selection matches nothing or repeats an index, or if ``measure_total`` is False
-        and no counterparts are given (nothing would be measured).
+        If a selection matches nothing or repeats an index, if ``measure_total`` is False
+        and no counterparts are given (nothing would be measured), or if the scene has worlds
+        and a sensing object is global.
     SelectionIndexError
         If an index is out of range.
 
@@ -134,6 +143,15 @@ class MatrixContactSensor:
                 "or keep measure_total=True"
             )
         n_objects = len(names)
+        worlds = _worlds_of(scene, names)
+        if worlds is not None:
+            shared = [i for i in rows if worlds[i] < 0]
+            if shared:
+                raise SelectionError(
+                    f"sensing selects the global object {names[shared[0]]!r} (world -1), but "
+                    "the scene has worlds: a sensing object must belong to one (Newton's rule); "
+                    "select objects of the worlds only"
+                )
         self.sensing_indices: list[int] = rows
         self._row_of = np.full(n_objects, -1, dtype=np.intp)
         self._row_of[rows] = np.arange(len(rows))
@@ -147,7 +165,16 @@ class MatrixContactSensor:
         else:
             self.counterpart_type = "object"
             chosen = sorted(select(names, counterparts, "counterparts"))
-            self.counterpart_indices = [[j for j in chosen if j != i] for i in rows]
+            if worlds is None:
+                self.counterpart_indices = [[j for j in chosen if j != i] for i in rows]
+            else:
+                by_world: dict[int, list[int]] = {}
+                for j in chosen:
+                    by_world.setdefault(worlds[j], []).append(j)
+                shared = by_world.get(-1, [])
+                self.counterpart_indices = [
+                    [j for j in (*shared, *by_world.get(worlds[i], ())) if j != i] for i in rows
+                ]
             self._columns = max(len(c) for c in self.counterpart_indices)
             self._col_of = np.full((len(rows), n_objects), -1, dtype=np.intp)
             for r, cols in enumerate(self.counterpart_indices):
@@ -258,6 +285,15 @@ class MatrixContactSensor:
         nonzero = weight > 0.0
         position[nonzero] = sums[nonzero, 6:9] / weight[nonzero, None]
         self.position_matrix = position.reshape(shape)
+
+
+def _worlds_of(scene: Any, names: tuple[str, ...]) -> list[int] | None:
+    """The world of each object (by index), or None for a scene without worlds (one implicit
+    world, as a scene without ``worlds`` is taken to be)."""
+    if not getattr(scene, "worlds", 0):
+        return None
+    world_of = scene.world_of
+    return [int(world_of(name)) for name in names]
 
 
 def _accumulate(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:

@@ -1,0 +1,175 @@
+"""The pose arrays of the batch queries: checked once, before any work, then read by chunks."""
+
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import numpy as np
+
+from .._validate import MAX_COORDINATE, numbers
+from ..errors import InvalidPoseError
+from ..pose import MAX_TRANSLATION, ROTATION_TOLERANCE, as_poses, pose_values
+
+__all__ = ["check_poses", "check_sound"]
+
+_BLOCK = 2048
+"""Poses checked at a time, so the check of a long batch holds small temporaries only (and
+they stay in the processor's cache)."""
+
+_TRANSLATION_BLOCK = 32768
+"""Translations checked at a time (two passes over each block: a larger block costs less)."""
+
+_KINDS = "an (N, 4, 4) array of poses or an (N, 3) array of translations"
+
+
+def _is_se3(value: Any) -> bool:
+    sm = sys.modules.get("spatialmath")
+    if sm is None:
+        return False
+    if isinstance(value, sm.SE3):
+        return True
+    return isinstance(value, (list, tuple)) and any(isinstance(v, sm.SE3) for v in value)
+
+
+def _rigid_rows(block: np.ndarray) -> bool:
+    """A quick test that every pose of ``block`` (n, 4, 4) is rigid, as :func:`as_poses` checks
+    it: True means so; False means some row may not be (then :func:`as_poses` decides).
+
+    The sum of the squares of the errors :func:`as_poses` bounds one by one is compared with
+    the square of the tolerance (a sum within it puts each error within it); the translations
+    and the last rows likewise. NaN fails every comparison. Laid out entry by entry (16, n),
+    with few temporaries, because numpy is slow at many tiny rows.
+    """
+    F = np.ascontiguousarray(block.reshape(-1, 16).T)
+    r0, r1, r2 = F[0:3], F[4:7], F[8:11]
+    acc = np.einsum("kn,kn->n", r0, r0)
+    acc -= 1.0
+    acc *= acc
+    x = np.einsum("kn,kn->n", r1, r1)
+    x -= 1.0
+    x *= x
+    acc += x
+    x = np.einsum("kn,kn->n", r0, r1)
+    x *= x
+    acc += x
+    y = np.empty_like(x)
+    for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):  # r2 - r0 x r1, entry by entry
+        np.multiply(r0[j], r1[k], out=x)
+        np.multiply(r0[k], r1[j], out=y)
+        np.subtract(r2[i], x, out=x)
+        x += y
+        x *= x
+        acc += x
+    with np.errstate(invalid="ignore", over="ignore"):
+        if not bool((acc <= ROTATION_TOLERANCE * ROTATION_TOLERANCE).all()):
+            return False
+        t = F[[3, 7, 11]]
+        if not bool((np.abs(t) <= MAX_TRANSLATION).all()):
+            return False
+    return bool((F[12:15] == 0.0).all() and (F[15] == 1.0).all())
+
+
+def _check_rigid(batch: np.ndarray, name: str, first: int = 0) -> None:
+    """Check every row of the float64 array ``batch`` (N, 4, 4), naming the first bad one
+    (row ``first + i`` for ``batch[i]``)."""
+    for start in range(0, len(batch), _BLOCK):
+        block = batch[start : start + _BLOCK]
+        if _rigid_rows(block):
+            continue
+        try:
+            as_poses(block, name)
+        except InvalidPoseError:
+            for j, M in enumerate(block):
+                pose_values(np.ascontiguousarray(M), f"{name}[{first + start + j}]")
+            raise
+
+
+def _sound_rows(block: np.ndarray) -> bool:
+    """Whether every pose of ``block`` (n, 4, 4) has finite entries, a translation within
+    :data:`~spatialcontact.pose.MAX_TRANSLATION` and the last row ``[0, 0, 0, 1]``."""
+    F = block.reshape(-1, 16)
+    with np.errstate(invalid="ignore"):
+        return bool(
+            np.isfinite(F).all()
+            and (np.abs(F[:, 3:12:4]) <= MAX_TRANSLATION).all()
+            and not F[:, 12:15].any()
+            and (F[:, 15] == 1.0).all()
+        )
+
+
+def check_sound(batch: np.ndarray, name: str) -> None:
+    """Check the float64 poses ``batch`` (N, 4, 4) for what Coal must never be given (non-finite
+    entries, translations out of range, a wrong last row), not for orthonormal rotations;
+    the first bad row is named as by a full check."""
+    for start in range(0, len(batch), _TRANSLATION_BLOCK):
+        if not _sound_rows(batch[start : start + _TRANSLATION_BLOCK]):
+            _check_rigid(batch[start : start + _TRANSLATION_BLOCK], name, start)
+
+
+def _check_translations(batch: np.ndarray, name: str) -> None:
+    """Check the float64 translations ``batch`` (N, 3) block by block, naming the first bad
+    row as :func:`~spatialcontact._validate.points` does."""
+    for start in range(0, len(batch), _TRANSLATION_BLOCK):
+        block = batch[start : start + _TRANSLATION_BLOCK]
+        with np.errstate(invalid="ignore"):
+            inside = np.abs(block) <= MAX_COORDINATE  # False for NaN too
+        if inside.all():
+            continue
+        row, column = np.argwhere(~inside)[0].tolist()
+        bad = float(block[row, column])
+        if not math.isfinite(bad):
+            raise InvalidPoseError(f"{name} must be finite, got {bad} at row {start + row}")
+        raise InvalidPoseError(
+            f"{name} must lie within ±{MAX_COORDINATE:g} m on each axis, got {bad:g} at row "
+            f"{start + row}"
+        )
+
+
+def check_poses(value: Any, name: str, check: bool = True) -> tuple[np.ndarray, bool]:
+    """Check a batch of poses or translations before any work is done.
+
+    Parameters
+    ----------
+    value : array_like, shape (N, 4, 4) or (N, 3), SE3 or sequence of SE3
+        Rigid transforms (as :func:`~spatialcontact.pose.as_poses` checks them), or
+        translations (finite, within ``±MAX_COORDINATE`` m).
+    name : str
+        The parameter's name, for the messages.
+    check : bool
+        False checks only the shape and type of an ``(N, 4, 4)`` batch, not its values: for
+        poses the caller computed as rigid transforms. Poses that go to Coal must then still
+        pass :func:`check_sound` (the caller's job, as it knows which do).
+
+    Returns
+    -------
+    batch : ndarray, float64, shape (N, 4, 4) or (N, 3)
+        The poses or translations. A float64 array is returned as it is (not copied), so it
+        must not change while it is used. An empty batch has shape (0, 4, 4).
+    translations : bool
+        True for an (N, 3) batch of translations.
+
+    Raises
+    ------
+    InvalidPoseError
+        For a wrong shape or type, or naming the first row that is not a finite rigid
+        transform (or not a finite translation in range).
+    """
+    if _is_se3(value):
+        return as_poses(value, name), False
+    if isinstance(value, np.ndarray) and value.dtype == np.float64:
+        batch = value
+    else:
+        batch = numbers(value, name, _KINDS, type_error=InvalidPoseError, error=InvalidPoseError)
+    if batch.size == 0 and batch.ndim <= 3:
+        return np.zeros((0, 4, 4)), False
+    if batch.ndim == 2 and batch.shape[1] == 3:
+        _check_translations(batch, name)
+        return batch, True
+    if batch.ndim == 3 and batch.shape[1:] == (4, 4):
+        if check:
+            _check_rigid(batch, name)
+        return batch, False
+    hint = " (give a single pose as a list of one)" if batch.shape == (4, 4) else ""
+    raise InvalidPoseError(f"{name} must be {_KINDS}, got an array of shape {batch.shape}{hint}")

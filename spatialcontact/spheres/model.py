@@ -1,0 +1,352 @@
+"""Robots whose links are sets of spheres, checked in the compiled kernel.
+
+:class:`SphereRobotModel` is the :class:`~spatialcontact.robot.RobotModel` that
+``RobotModel.from_urdf(..., geometry="spheres")`` returns: every link's collision geometry is
+replaced by its spheres (one :class:`~spatialcontact.Sphere` element each, named
+``link/i``), so every query of the robot model (``self_collision``, ``in_collision``,
+``colliding_pairs``, ``distance``) answers for the spheres through Coal, and the batch
+queries :meth:`~SphereRobotModel.check` and :meth:`~SphereRobotModel.check_motions` run in
+the numba kernel (:mod:`spatialcontact.spheres.kernel`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+import numpy as np
+
+from .._validate import describe
+from ..errors import InvalidArgumentError, RobotModelError
+from ..robot.model import RobotModel
+from ..robot.urdf import GeometrySpec, RobotSpec, SemanticSpec
+from .coverage import CoverageReport, prove
+from .fit import SphereModel, fit_spec
+from .geometry import link_surfaces
+from .packing import Obstacles, Robot, joint_map, pack_obstacles, pack_robot
+
+if TYPE_CHECKING:
+    from ..scene import Scene
+
+__all__ = ["DEFAULT_COUNT", "SphereRobotModel", "cover", "fit", "sphere_robot"]
+
+DEFAULT_COUNT = 8
+"""Spheres fitted per link when ``from_urdf(geometry="spheres")`` is given no sphere model."""
+
+DEFAULT_RESOLUTION = 0.02
+"""Radians (or metres): the largest joint change between the configurations
+``check_motions(method="discrete")`` checks."""
+
+
+def _sphere_spec(spec: RobotSpec, model: SphereModel) -> RobotSpec:
+    """``spec`` with every link's geometry replaced by the model's spheres."""
+    unknown = [link for link in model.spheres if link not in spec.links]
+    if unknown:
+        raise RobotModelError(
+            f"{model.source}: spheres for {', '.join(map(repr, unknown))}, which robot "
+            f"{spec.name!r} does not have; its links: {', '.join(map(repr, spec.links))}"
+        )
+    for link, others in model.self_collision_ignore.items():
+        for name in (link, *others):
+            if name not in spec.links:
+                raise RobotModelError(
+                    f"{model.source}: self_collision_ignore names {name!r}, which robot "
+                    f"{spec.name!r} does not have"
+                )
+    buffers = {k: v for k, v in model.self_collision_buffer.items() if v != 0.0}
+    if buffers:
+        raise RobotModelError(
+            f"{model.source}: self_collision_buffer {buffers} is not supported (the spheres "
+            "would differ between self and scene checks); give the sphere model with "
+            "dataclasses.replace(model, self_collision_buffer={}) or fold the buffers into "
+            "the radii"
+        )
+    geometries = []
+    for link in spec.links:
+        for i, (x, y, z, r) in enumerate(model.spheres.get(link, np.zeros((0, 4))).tolist()):
+            T = np.eye(4)
+            T[:3, 3] = (x, y, z)
+            geometries.append(GeometrySpec(link, i, "sphere", T, (r,)))
+    return replace(spec, geometries=tuple(geometries))
+
+
+class SphereRobotModel(RobotModel):
+    """A robot whose links are the spheres of a :class:`~spatialcontact.spheres.SphereModel`.
+
+    Made by :meth:`RobotModel.from_urdf(..., geometry="spheres")
+    <spatialcontact.robot.RobotModel.from_urdf>`. Every query of
+    :class:`~spatialcontact.robot.RobotModel` works and answers for the spheres (the links
+    themselves are no longer checked); :meth:`check` and :meth:`check_motions` run in the
+    compiled kernel. Self-collision checks the robot's pairs (the SRDF's, or all but adjacent
+    links) less the model's ``self_collision_ignore`` pairs.
+
+    When the model covers the robot (:meth:`spheres_cover`, true of fitted models), a
+    configuration whose links touch (mesh answers) is never free here: the spheres hold each
+    link's surface.
+
+    Attributes
+    ----------
+    sphere_model : SphereModel
+        The spheres.
+    """
+
+    def __init__(self, spec: RobotSpec, semantic: SemanticSpec | None, model: SphereModel) -> None:
+        self.sphere_model = model
+        self._link_spec = spec
+        self._packed: Robot | None = None
+        self._packed_scene: tuple[Any, ...] | None = None
+        super().__init__(_sphere_spec(spec, model), semantic, "spheres")
+
+    def _disabled_link_pairs(self) -> set[frozenset[str]]:
+        return super()._disabled_link_pairs() | self.sphere_model.ignored_pairs()
+
+    def _refresh_structure(self) -> None:
+        super()._refresh_structure()
+        self._packed = None
+        self._packed_scene = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        state["_packed"] = state["_packed_scene"] = None
+        return state
+
+    # ------------------------------------------------------------------ kernel arrays
+
+    def _kernel_robot(self) -> Robot:
+        if self._packed is None:
+            self._packed = pack_robot(self)
+        return self._packed
+
+    def _kernel_scene(self, scene: Scene | None) -> Obstacles:
+        if scene is None:
+            return _NO_OBSTACLES
+        view = self._view(scene)
+        W = self.group.world_T
+        cached = self._packed_scene
+        if (
+            cached is None
+            or cached[0] is not view
+            or cached[1] != view.revision
+            or cached[2] is not W
+        ):
+            cached = (view, view.revision, W, pack_obstacles(view, W))
+            self._packed_scene = cached
+        packed: Obstacles = cached[3]
+        return packed
+
+    # ------------------------------------------------------------------ queries
+
+    def _kernel_ready(self) -> bool:
+        """Whether the kernel can answer: no attached objects and no allowed scene pairs
+        (those are answered by Coal, as for any robot)."""
+        return not self._attachments and not getattr(self, "_scene_allowed", None)
+
+    def _check_rows(self, Q: np.ndarray, scene: Scene | None) -> np.ndarray:
+        """:meth:`check` of checked configurations ``Q`` (N, dof), in the kernel.
+
+        Forward kinematics and every sphere test run compiled, one configuration after
+        another, each stopping at its first collision. Scene objects the kernel has no test
+        for are culled by their bounding boxes; a configuration whose spheres touch such a
+        box (and nothing else) is answered by Coal (:meth:`in_collision`).
+        """
+        if not self._kernel_ready():
+            return super()._check_rows(Q, scene)
+        from . import kernel
+
+        r, o = self._kernel_robot(), self._kernel_scene(scene)
+        codes = kernel.check_many(
+            np.ascontiguousarray(Q), r.parent, r.mimic, r.joints, r.spheres, r.link_start,
+            r.links, r.pairs, o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
+        )  # fmt: skip
+        out: np.ndarray = codes == kernel.HIT
+        for n in np.flatnonzero(codes == kernel.UNSURE).tolist():
+            out[n] = RobotModel.in_collision(self, Q[n], scene)
+        return out
+
+    def _motion_rows(
+        self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
+    ) -> np.ndarray:
+        """:meth:`check_motions` (``method="bound"``) of checked motions, in the kernel."""
+        if not self._kernel_ready():
+            return super()._motion_rows(Q0, Q1, scene, tolerance)
+        from . import kernel
+
+        r, o = self._kernel_robot(), self._kernel_scene(scene)
+        codes = kernel.motions_bound(
+            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), tolerance, r.parent, r.mimic,
+            r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.axes,
+            o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
+        )  # fmt: skip
+        out: np.ndarray = codes == kernel.FREE
+        unsure = np.flatnonzero(codes == kernel.UNSURE)
+        if len(unsure):
+            out[unsure] = super()._motion_rows(Q0[unsure], Q1[unsure], scene, tolerance)
+        return out
+
+    def check_motions(
+        self,
+        Q0: Any,
+        Q1: Any,
+        scene: Scene | None = None,
+        *,
+        tolerance: float = 1e-3,
+        executor: Any = None,
+        progress: bool = False,
+        chunk_size: int | None = None,
+        method: Literal["bound", "discrete"] = "bound",
+        resolution: float = DEFAULT_RESOLUTION,
+    ) -> np.ndarray:
+        """Whether each straight-line motion ``Q0[m] -> Q1[m]`` is free, in the kernel.
+
+        ``method="bound"`` (the default) proves motions free with the safe-skip bound of
+        :mod:`spatialcontact.robot.motion`, applied to the spheres: at a configuration on the
+        motion, two spheres (or a sphere and an obstacle) with gap ``g`` cannot touch before
+        the motion's parameter ``t`` has moved on by ``g / L``, where ``L`` bounds how fast
+        the gap can shrink (the sum over the joints that move one side relative to the other
+        of each joint's change times the largest distance from its axis to the link's
+        bounding sphere); the check moves on by the smallest such skip. A motion is free only
+        when the skips pass its end; it is called not free when a gap is at most
+        ``tolerance``. ``method="discrete"`` checks configurations at most ``resolution``
+        apart in every joint value, both ends included, and proves nothing between them.
+
+        Motions that come within ``tolerance`` of an obstacle the kernel has no test for,
+        and every motion of a robot with attached objects or allowed scene pairs, are checked
+        by Coal (:meth:`RobotModel.check_motions
+        <spatialcontact.robot.RobotModel.check_motions>`, or each discrete step with
+        :meth:`in_collision`).
+
+        Parameters
+        ----------
+        Q0, Q1 : array_like, shape (M, dof)
+        scene : Scene, optional
+        tolerance : float
+            Metres (``method="bound"``).
+        executor, progress, chunk_size
+            As for :meth:`check` (``method="bound"`` only).
+        method : {"bound", "discrete"}
+        resolution : float
+            Radians or metres (``method="discrete"``), in (0, 1].
+
+        Returns
+        -------
+        ndarray of bool, shape (M,)
+            True where the motion is free.
+
+        Raises
+        ------
+        InvalidArgumentError
+            Bad ``Q0`` or ``Q1``, shapes that differ, a bad ``tolerance``, ``method`` or
+            ``resolution``, or an executor, progress bar or chunk size with
+            ``method="discrete"``.
+        """
+        if method not in ("bound", "discrete"):
+            raise InvalidArgumentError(
+                f"method must be 'bound' or 'discrete', got {describe(method)}"
+            )
+        if method == "bound":
+            return super().check_motions(
+                Q0, Q1, scene, tolerance=tolerance, executor=executor, progress=progress,
+                chunk_size=chunk_size,
+            )  # fmt: skip
+        if (
+            isinstance(resolution, bool)
+            or not isinstance(resolution, (int, float))
+            or not 0 < resolution <= 1
+        ):
+            raise InvalidArgumentError(
+                f"resolution must be a number in (0, 1] (radians or metres), got "
+                f"{describe(resolution)}"
+            )
+        if executor is not None or progress or chunk_size is not None:
+            raise InvalidArgumentError(
+                "executor, progress and chunk_size apply to method='bound' only, got "
+                f"executor={describe(executor)}, progress={describe(progress)}, "
+                f"chunk_size={describe(chunk_size)}"
+            )
+        self._guard()
+        Q0 = self._check_Q(Q0, "Q0")
+        Q1 = self._check_Q(Q1, "Q1")
+        if Q0.shape != Q1.shape:
+            raise InvalidArgumentError(
+                f"Q0 and Q1 must have the same shape, got {Q0.shape} and {Q1.shape}"
+            )
+        mimic = joint_map(self._kin)
+        if not self._kernel_ready():
+            return np.array(
+                [
+                    not self._check_rows(_steps(a, b, mimic, resolution), scene).any()
+                    for a, b in zip(Q0, Q1, strict=True)
+                ],
+                dtype=bool,
+            )
+        from . import kernel
+
+        r, o = self._kernel_robot(), self._kernel_scene(scene)
+        codes = kernel.motions_discrete(
+            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), float(resolution), r.parent,
+            r.mimic, r.joints, r.spheres, r.link_start, r.links, r.pairs, o.kind, o.bound,
+            o.data, o.cloud, o.grid, o.cells,
+        )  # fmt: skip
+        out: np.ndarray = codes == kernel.FREE
+        for m in np.flatnonzero(codes == kernel.UNSURE).tolist():
+            out[m] = not self._check_rows(_steps(Q0[m], Q1[m], r.mimic, resolution), scene).any()
+        return out
+
+    # ------------------------------------------------------------------ spheres
+
+    def spheres_cover(
+        self, model: SphereModel | None = None, *, measure: bool = True
+    ) -> CoverageReport:
+        """:meth:`RobotModel.spheres_cover` against the links' own geometry (the URDF's
+        meshes and primitives), of this robot's sphere model by default."""
+        return cover(self, self.sphere_model if model is None else model, measure)
+
+
+def _steps(q0: np.ndarray, q1: np.ndarray, mimic: np.ndarray, resolution: float) -> np.ndarray:
+    """The configurations ``motions_discrete`` checks on ``q0 -> q1`` (``mimic`` from
+    :func:`~spatialcontact.spheres.packing.joint_map`)."""
+    largest = float(np.abs((q1 - q0) @ mimic[:-1]).max(initial=0.0))
+    steps = max(math.ceil(largest / resolution), 1)
+    t = np.arange(steps + 1) / steps
+    out: np.ndarray = q0 + t[:, None] * (q1 - q0)
+    return out
+
+
+class _NoView:
+    """A scene view without obstacles."""
+
+    shapes: ClassVar[list[Any]] = []
+
+
+_NO_OBSTACLES = pack_obstacles(_NoView(), np.eye(4))  # type: ignore[arg-type]
+
+
+def _link_spec(robot: RobotModel) -> RobotSpec:
+    return robot._link_spec if isinstance(robot, SphereRobotModel) else robot._spec
+
+
+def fit(robot: RobotModel, count: Any = None, max_radius: Any = None) -> SphereModel:
+    """:meth:`RobotModel.spheres <spatialcontact.robot.RobotModel.spheres>`."""
+    return fit_spec(_link_spec(robot), count, max_radius)
+
+
+def cover(robot: RobotModel, model: Any, measure: Any = True) -> CoverageReport:
+    """:meth:`RobotModel.spheres_cover <spatialcontact.robot.RobotModel.spheres_cover>`."""
+    if not isinstance(model, SphereModel):
+        raise InvalidArgumentError(f"model must be a SphereModel, got {describe(model)}")
+    if not isinstance(measure, bool):
+        raise InvalidArgumentError(f"measure must be True or False, got {describe(measure)}")
+    return prove(link_surfaces(_link_spec(robot)), model, measure)
+
+
+def sphere_robot(spec: RobotSpec, semantic: SemanticSpec | None, spheres: Any) -> SphereRobotModel:
+    """The sphere-model robot of ``from_urdf(..., geometry="spheres", spheres=...)``:
+    ``spheres`` is a SphereModel, or None to fit :data:`DEFAULT_COUNT` spheres per link."""
+    if spheres is None:
+        spheres = fit_spec(spec, DEFAULT_COUNT)
+    if not isinstance(spheres, SphereModel):
+        raise InvalidArgumentError(
+            f"spheres must be a SphereModel or None, got {describe(spheres)}"
+        )
+    return SphereRobotModel(spec, semantic, spheres)
