@@ -158,13 +158,14 @@ class Contact(_Record):
         o1: CollisionShape,
         o2: CollisionShape,
         depth: float,
-        p1: Sequence[float],
-        p2: Sequence[float],
-        normal: Sequence[float],
+        p1: Sequence[float] | np.ndarray,
+        p2: Sequence[float] | np.ndarray,
+        normal: Sequence[float] | np.ndarray,
     ) -> Contact:
-        """A record of a primitive pair's contact computed here (a closed form): ``p1`` on
-        ``o1``, ``p2`` on ``o2``, ``normal`` unit from ``o1`` to ``o2``, world frame, not
-        checked; ``pos`` is their midpoint."""
+        """A record of a primitive pair's contact computed here (a closed form, or a repair of
+        Coal's answer from :mod:`spatialcontact._coal.quirks`): ``p1`` on ``o1``, ``p2`` on
+        ``o2``, ``normal`` unit from ``o1`` to ``o2``, world frame, not checked; ``pos`` is
+        their midpoint."""
         self = _new(cls)
         _set(self, "o1", o1)
         _set(self, "o2", o2)

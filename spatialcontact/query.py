@@ -570,7 +570,7 @@ def _run_contacts(
             if answer is not None:
                 d, p1, p2, normal = answer
                 if d <= margin:
-                    out.append(Contact(a, b, -1, -1, normal, (p1, p2), 0.5 * (p1 + p2), d))
+                    out.append(Contact._from_answer(a, b, d, p1, p2, normal))
                 return
         if _is_unit(c.normal):
             out.append(Contact._from_coal(c, a, b))
