@@ -19,7 +19,10 @@ configurations):
 and ``check_motions`` on 1-radian free motions in the shelf (the largest joint change is 1
 radian, and a 0.005 rad discretisation finds no collision), all in one call and one
 ``check_motion`` call per motion, against pinocchio checking the same motion at 0.05 rad
-steps. ``geometry="convex"`` figures are printed beside the mesh ones.
+steps. ``geometry="convex"`` figures are printed beside the mesh ones, and the sphere
+model's (``geometry="spheres"``: the kernel against computeCollisions and the exact check,
+free motions per second, the false-positive rate and the first call in a new process; see
+``bench_spheres.py``) after them.
 Every answer is compared with pinocchio's (or the loop's) before anything is timed. Compare
 the ratios (medians of side-by-side ratios), not the absolute times: the machine is shared.
 """
@@ -359,7 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     n_many = 1_000 if settings.quick else 10_000
     n_single = 50 if settings.quick else 300
     n_motions = 5 if settings.quick else 20
-    figures = Figures("bench_robot", ["spatialcontact", "coal", "numpy", "pin"])
+    figures = Figures("bench_robot", ["spatialcontact", "coal", "numpy", "numba", "pin"])
     print("# Robot collision checks (Franka Panda)\n")
     for line in figures.machine:
         print(f"- {line}")
@@ -441,6 +444,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             ],
         )
     )
+    from bench_spheres import sphere_section  # it imports this module: not at the top
+
+    sphere_lines = sphere_section(settings, figures, prefix="spheres: ")
     print("\n## Targets\n")
     lines = []
     for name in ("self", "shelf (6 boxes)"):
@@ -481,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             TARGET_MOTION,
         )
     )
-    for line in lines:
+    for line in lines + sphere_lines:
         print(f"- {line}")
     figures.write(settings)
     return 0

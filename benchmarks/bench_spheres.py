@@ -37,6 +37,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from _timing import (
     Figures,
+    Settings,
     fmt_ratio,
     fmt_us,
     interleaved_samples,
@@ -113,21 +114,15 @@ def one_radian_motions(
     return np.array(Q0[:n]), np.array(Q1[:n])
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    settings = parse_settings(__doc__.splitlines()[0], argv, repeat=7)
+def sphere_section(settings: Settings, figures: Figures, prefix: str = "") -> list[str]:
+    """Print the sphere model's tables (coverage, answers, configurations, motions, first
+    calls) and return the PASS/FAIL lines of its targets; figures and targets are named
+    with ``prefix`` first (``bench_robot.py`` prints them beside its own)."""
     n_answers = 2_000 if settings.quick else 10_000
     n_kernel = 20_000 if settings.quick else 100_000
     n_exact = 1_000 if settings.quick else 10_000
     n_pin = 100 if settings.quick else 500
     n_motions = 500 if settings.quick else 2_000
-    figures = Figures("bench_spheres", ["spatialcontact", "coal", "numpy", "numba", "pin"])
-    print("# Sphere-model Panda: compiled kernel\n")
-    for line in figures.machine:
-        print(f"- {line}")
-    print(
-        f"- {settings.repeat} timings per case, each at least {settings.min_time * 1e3:g} ms; "
-        "µs per configuration (median); ratios are medians of side-by-side ratios"
-    )
     folder = meshes.path("panda")
     mesh = RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
     spheres = RobotModel.from_urdf(
@@ -136,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert isinstance(spheres, SphereRobotModel)
     model = spheres.sphere_model
     report = spheres.spheres_cover()
-    print(f"\n## Coverage ({model.count} spheres, proved: {report.covered})\n")
+    print(f"\n## Sphere model: coverage ({model.count} spheres, proved: {report.covered})\n")
     print(report.table())
     scene = shelf()
     rng = np.random.default_rng(13)
@@ -147,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ref = reference.check_many(packed[0], packed[1], Q) == 1
     missed = int((exact & ~ours).sum())
     false_positive = float((ours & ~exact).sum() / max(int((~exact).sum()), 1))
-    print(f"\n## Answers ({n_answers:,} random configurations, shelf)\n")
+    print(f"\n## Sphere model: answers ({n_answers:,} random configurations, shelf)\n")
     print(
         table(
             [
@@ -168,8 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ],
         )
     )
-    figures.ratio("false-positive rate", false_positive)
-    figures.ratio("false negatives", float(missed))
+    figures.ratio(f"{prefix}false-positive rate", false_positive)
+    figures.ratio(f"{prefix}false negatives", float(missed))
     assert missed == 0, f"{missed} configurations collide with meshes but not with spheres"
     assert np.array_equal(ours, ref), "the kernel and the numpy reference differ"
 
@@ -203,11 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         samples = interleaved_samples(cases, repeat=settings.repeat, min_time=settings.min_time)
         us = {k: [t / counts[k] for t in v] for k, v in samples.items()}
         for k, v in us.items():
-            figures.add(f"{name}: {k}", statistics.median(v), reference=k == "pinocchio")
+            figures.add(f"{prefix}{name}: {k}", statistics.median(v), reference=k == "pinocchio")
         vs_pin = paired_ratio(us.get("pinocchio"), us["spheres check"])
         vs_exact = paired_ratio(us["mesh check"], us["spheres check"])
-        figures.ratio(f"{name}: pinocchio / spheres", vs_pin)
-        figures.ratio(f"{name}: mesh check / spheres", vs_exact)
+        figures.ratio(f"{prefix}{name}: pinocchio / spheres", vs_pin)
+        figures.ratio(f"{prefix}{name}: mesh check / spheres", vs_exact)
         ratios[name] = (vs_pin, vs_exact)
         rows.append([
             name,
@@ -217,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             fmt_ratio(vs_pin),
             fmt_ratio(vs_exact),
         ])  # fmt: skip
-    print("\n## Configurations (µs per configuration)\n")
+    print("\n## Sphere model: configurations (µs per configuration)\n")
     print(
         f"spheres: the kernel's check(Q) over {n_kernel:,} configurations; mesh: the exact "
         f"check(Q) over {n_exact:,}; pinocchio: computeCollisions on the meshes over {n_pin}, "
@@ -247,8 +242,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     samples = interleaved_samples(motion_cases, repeat=settings.repeat, min_time=settings.min_time)
     per_second = {k: n_motions / (statistics.median(v) * 1e-6) for k, v in samples.items()}
     for k, v in samples.items():
-        figures.add(f"motion: {k}", statistics.median(v) / n_motions)
-    print(f"\n## Motions ({n_motions:,} free 1-radian motions in the shelf, one core)\n")
+        figures.add(f"{prefix}motion: {k}", statistics.median(v) / n_motions)
+    print(
+        f"\n## Sphere model: motions ({n_motions:,} free 1-radian motions in the shelf, one core)\n"
+    )
     print(
         table(
             ["check_motions", "proved or found free", "µs per motion", "motions per second"],
@@ -269,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
 
-    print("\n## First call in a new process (seconds)\n")
+    print("\n## Sphere model: first call in a new process (seconds)\n")
     first = []
     if not settings.quick:  # compiling from an empty cache takes a while
         with tempfile.TemporaryDirectory() as cache:
@@ -278,8 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         first.append(("the package's (written by this run)", first_call(None)))
     for label, (check_s, motion_s) in first:
-        figures.add(f"first call, cache {label}: check", check_s * 1e6)
-        figures.add(f"first call, cache {label}: check_motions", motion_s * 1e6)
+        figures.add(f"{prefix}first call, cache {label}: check", check_s * 1e6)
+        figures.add(f"{prefix}first call, cache {label}: check_motions", motion_s * 1e6)
     print(
         table(
             ["numba cache", "first check(Q)", "first check_motions"],
@@ -287,21 +284,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     )
 
-    print("\n## Targets\n")
     lines = []
     for name, (vs_pin, vs_exact) in ratios.items():
         for text, measured, limit in (
-            (f"{name}: pinocchio / spheres", vs_pin, TARGET_PINOCCHIO),
-            (f"{name}: mesh check / spheres", vs_exact, TARGET_EXACT),
+            (f"{prefix}{name}: pinocchio / spheres", vs_pin, TARGET_PINOCCHIO),
+            (f"{prefix}{name}: mesh check / spheres", vs_exact, TARGET_EXACT),
         ):
             inverse = None if measured is None else 1.0 / measured
             verdict = figures.target(text, f"1 / ({text}) <= 1 / {limit:g}", inverse, 1 / limit)
             lines.append(f"{verdict}: {text} = {fmt_ratio(measured)} (target >= {limit:g}x)")
-    rate = per_second["bound"]
-    verdict = figures.target(
-        "free motions per second", "1e6 / rate <= 1e6 / 50000", 1e6 / rate, 1e6 / TARGET_MOTIONS
+    for k, label in (("bound", "proved"), ("0.02 rad steps", "at 0.02 rad steps")):
+        rate = per_second[k]
+        name = f"{prefix}free motions per second, {label}"
+        verdict = figures.target(
+            name, "1e6 / rate <= 1e6 / 50000", 1e6 / rate, 1e6 / TARGET_MOTIONS
+        )
+        lines.append(f"{verdict}: {name} = {rate:,.0f} (target >= {TARGET_MOTIONS:,.0f})")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    settings = parse_settings(__doc__.splitlines()[0], argv, repeat=7)
+    figures = Figures("bench_spheres", ["spatialcontact", "coal", "numpy", "numba", "pin"])
+    print("# Sphere-model Panda: compiled kernel\n")
+    for line in figures.machine:
+        print(f"- {line}")
+    print(
+        f"- {settings.repeat} timings per case, each at least {settings.min_time * 1e3:g} ms; "
+        "µs per configuration (median); ratios are medians of side-by-side ratios"
     )
-    lines.append(f"{verdict}: free 1-radian motions per second = {rate:,.0f} (target >= 50,000)")
+    lines = sphere_section(settings, figures)
+    print("\n## Targets\n")
     for line in lines:
         print(f"- {line}")
     figures.write(settings)

@@ -411,7 +411,12 @@ class Contacts(Sequence[Contact]):
     __slots__ = ("_columns", "_items")
 
     def __init__(self, contacts: Iterable[Contact] = ()) -> None:
-        items = tuple(contacts)
+        try:
+            items = tuple(contacts)
+        except TypeError:
+            raise ShapeTypeError(
+                f"contacts must be an iterable of Contact records, got {describe(contacts)}"
+            ) from None
         for item in items:
             if not isinstance(item, Contact):
                 raise ShapeTypeError(
@@ -467,6 +472,26 @@ class Contacts(Sequence[Contact]):
             self._columns[name] = column
         return column
 
+    def _normals_and_positions(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``normal[rows]`` and ``pos[rows]`` (k, 3), reading only those records unless the
+        columns were built (a sensor needing a few of many contacts)."""
+        normal, pos = self._columns.get("normal"), self._columns.get("pos")
+        if normal is not None and pos is not None:
+            return normal[rows], pos[rows]
+        items = self._items
+        both = np.empty((len(rows), 2, 3))
+        for k, r in enumerate(rows.tolist()):
+            record = items[r]
+            arrays = record._arrays
+            if arrays is None:  # as _load gives them (mending moves witness points only)
+                c = record._coal
+                both[k, 0] = c.normal
+                both[k, 1] = c.pos
+            else:
+                both[k, 0] = arrays[0]
+                both[k, 1] = arrays[2]
+        return both[:, 0], both[:, 1]
+
     @property
     def normal(self) -> np.ndarray:
         """ndarray, shape (n, 3), world frame: unit normals from ``o1`` to ``o2``."""
@@ -509,4 +534,6 @@ class Contacts(Sequence[Contact]):
 
     def reports(self, shape: CollisionShape) -> list[ContactReport]:
         """The contacts involving ``shape`` (or a leaf of the group ``shape``), from its side."""
+        if not isinstance(shape, ShapeBase):
+            raise ShapeTypeError(f"shape must be a CollisionShape, got {describe(shape)}")
         return [c.report(shape) for c in self._items if _holds(shape, c.o1) or _holds(shape, c.o2)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, MutableSequence
 from typing import Any, cast, overload
 
@@ -10,8 +11,9 @@ import numpy as np
 from . import pose as _pose
 from ._base import ShapeBase, collision_leaves, leaves_of
 from ._coal import state as _state
-from ._validate import describe
-from .errors import InvalidPoseError, InvalidShapeError, ShapeTypeError
+from ._validate import describe, numbers
+from .errors import InvalidArgumentError, InvalidPoseError, InvalidShapeError, ShapeTypeError
+from .serialize import Fields
 from .shapes import CollisionShape
 
 __all__ = ["CollisionShapeGroup"]
@@ -58,6 +60,27 @@ class _Plan:
                 c = 4 * i
                 self.placements.append((node._tf, self.world[:3, c : c + 3], self.world[:3, c + 3]))
         self.observed: list[ShapeBase] = [node for node in nodes if node._observers]
+
+
+def _iterable(value: Any, name: str) -> Any:
+    """An iterator over ``value``, refusing what cannot be iterated with the library's error."""
+    try:
+        return iter(value)
+    except TypeError as error:
+        raise ShapeTypeError(
+            f"{name} must be an iterable of CollisionShape instances, got {describe(value)} "
+            f"({error})"
+        ) from None
+
+
+def _index(value: Any, name: str) -> int:
+    """A list position: an int or numpy integer (not a bool), as ``list`` takes."""
+    if not isinstance(value, (bool, np.bool_)):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ShapeTypeError(f"{name} must be an integer, got {describe(value)}")
 
 
 class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
@@ -122,7 +145,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         self._world = self.T
         self._identity = self._world if self._world.tobytes() == _EYE4_BYTES else None
         if initlist is not None:
-            self.extend(initlist)
+            self.extend(_iterable(initlist, "initlist"))
 
     # -------------------------------------------------------------- placement
 
@@ -199,7 +222,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             element moves then.
         """
         n = len(self._elements)
-        P = np.array(poses, dtype=np.float64)
+        P = numbers(poses, "poses", error=InvalidPoseError)
         if P.shape != (n, 4, 4):
             raise InvalidPoseError(
                 f"poses must have shape ({n}, 4, 4), one pose per element, got shape {P.shape}"
@@ -358,10 +381,12 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     def insert(self, index: int, item: CollisionShape) -> None:
         """Insert ``item`` before ``index``; it is placed relative to this group's pose."""
+        index = _index(index, "index")
         with _state.LOCK:
             self._admit(item, [])
             self._welcome([item])
-            self._elements.insert(index, item)
+            n = len(self._elements)  # as list.insert, also for ints beyond a C ssize_t
+            self._elements.insert(max(-n - 1, min(index, n)), item)
             self._attach(item)
             self._touch(True)
 
@@ -373,7 +398,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         """Add every element of ``items``; all are checked before any is added."""
         with _state.LOCK:
             adding: list[CollisionShape] = []
-            for item in items:
+            for item in _iterable(items, "items"):
                 adding.append(self._admit(item, adding))
             self._welcome(adding)
             for item in adding:
@@ -387,11 +412,11 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     def index(self, item: Any, start: int = 0, stop: int | None = None) -> int:
         """Position of ``item`` (compared by identity)."""
-        end = len(self._elements) if stop is None else stop
-        for i in range(start, min(end, len(self._elements))):
+        end = len(self._elements) if stop is None else _index(stop, "stop")
+        for i in range(*slice(_index(start, "start"), end).indices(len(self._elements))):
             if self._elements[i] is item:
                 return i
-        raise ValueError(f"{describe(item)} is not in this group")
+        raise InvalidArgumentError(f"{describe(item)} is not in this group")
 
     def __contains__(self, item: object) -> bool:
         return any(element is item for element in self._elements)
@@ -413,12 +438,51 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     # ------------------------------------------------------------ description
 
-    def to_dict(self) -> dict[str, Any]:
-        """Not available: a group has no single description; call it on each element."""
-        raise NotImplementedError(
-            "CollisionShapeGroup cannot be described by one dict: iterate it and call "
-            "to_dict() on each element instead"
-        )
+    def to_dict(self, complete: bool = False) -> dict[str, Any]:
+        """Describe the group and everything in it as a JSON-safe dict (see
+        :meth:`CollisionShape.to_dict`); :meth:`~CollisionShape.from_dict` builds it back.
+
+        Parameters
+        ----------
+        complete : bool
+            Passed to every element's ``to_dict``. False: the group's world pose ``t``, ``q``
+            and its elements as spatialgeometry dicts (world poses, for a renderer). True:
+            also the group's ``T`` (in its parent's frame) and ``rgba``, and complete
+            elements, each with its ``T`` relative to this group.
+
+        Returns
+        -------
+        dict
+            ``stype`` ``"group"``, ``t``, ``q``, ``v``, ``color``, ``opacity``, ``name``,
+            ``collision`` and ``elements`` (a list of dicts, nested groups as dicts of this
+            kind).
+        """
+        out = super().to_dict(complete)
+        out["name"] = self._name
+        out["collision"] = self._collision
+        out["elements"] = [element.to_dict(complete) for element in self._elements]
+        return out
+
+    @classmethod
+    def _from_fields(
+        cls, fields: Fields, common: dict[str, Any], T_world_parent: np.ndarray | None
+    ) -> CollisionShape:
+        """The group, then its elements, each placed from its ``T`` or its world pose."""
+        elements = fields.require("elements")
+        if not isinstance(elements, (list, tuple)):
+            raise ShapeTypeError(
+                f"{fields.key('elements')} must be a list of shape dicts, got "
+                f"{type(elements).__name__}: {describe(elements)}"
+            )
+        group = cls(**common)
+        W = group.T if T_world_parent is None else T_world_parent @ group.T
+        where = fields.key("elements")
+        items = [
+            CollisionShape._kind_of(item)._build(item, W)
+            for item in (Fields(e, f"{where}[{i}]") for i, e in enumerate(elements))
+        ]
+        group.extend(items)
+        return group
 
     def __repr__(self) -> str:
         try:

@@ -30,7 +30,8 @@ from ._validate import (
 )
 from ._validate import points as checked_points
 from .color import parse_color
-from .errors import InvalidMeshError, MeshFileError, MeshFileNotFoundError
+from .errors import InvalidArgumentError, InvalidMeshError, MeshFileError, MeshFileNotFoundError
+from .serialize import Fields
 from .shapes import CollisionShape, _finish
 
 __all__ = ["OCTREE_KEYS", "ConvexHull", "Mesh", "OcTree"]
@@ -256,13 +257,11 @@ class Mesh(CollisionShape):
             )
         vertices, faces = _load_file(filename)
         self._filename: str | None = os.fspath(filename)
-        self._setup(
-            vertices,
-            faces,
-            scale,
-            y_up,
-            {"pose": pose, "color": color, "name": name, "collision": collision, "base": base},
-        )
+        kwargs = {"pose": pose, "color": color, "name": name, "collision": collision, "base": base}
+        try:
+            self._setup(vertices, faces, scale, y_up, kwargs)
+        except InvalidMeshError as error:  # say which file holds the broken mesh
+            raise type(error)(f"filename {self._filename!r}: {error}") from None
 
     def _setup(
         self, vertices: Any, faces: Any, scale: Any, y_up: Any, kwargs: dict[str, Any]
@@ -368,7 +367,8 @@ class Mesh(CollisionShape):
         return self._faces
 
     def _build_geometry(self) -> Any:
-        return _bvh(self._vertices, self._faces)
+        # a scale factor can flatten triangles to zero area (1e-300 underflows): leave them out
+        return _bvh(self._vertices, _check_area(self._vertices, self._faces))
 
     def convex_hull(self) -> ConvexHull:
         """A solid :class:`ConvexHull` of this mesh's vertices, with the same pose and colour."""
@@ -389,14 +389,50 @@ class Mesh(CollisionShape):
             f"triangles={len(self._faces)}",
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, complete: bool = False) -> dict[str, Any]:
         """As :meth:`CollisionShape.to_dict`, plus ``filename`` (with '/'), ``scale``,
-        ``use_vertex_colors`` and ``y_up`` as spatialgeometry gives them."""
-        out = super().to_dict()
+        ``use_vertex_colors`` and ``y_up`` as spatialgeometry gives them.
+
+        With ``complete=True``, a mesh made from arrays also gives its ``vertices`` (n, 3),
+        before scaling, and ``faces`` (m, 3); a mesh from a file is described by its file, so
+        :meth:`from_dict` reads the file again (a relative ``filename`` is relative to the
+        working directory).
+        """
+        out = super().to_dict(complete)
         out["filename"] = None if self._filename is None else self._filename.replace("\\", "/")
         out["use_vertex_colors"] = not self._color_given
         out["y_up"] = self._y_up
         return out
+
+    def _complete_fields(self) -> dict[str, Any]:
+        out = super()._complete_fields()
+        if self._filename is None:
+            out["vertices"] = self._unscaled.tolist()
+            out["faces"] = self._faces.tolist()
+        return out
+
+    @classmethod
+    def _from_fields(
+        cls, fields: Fields, common: dict[str, Any], T_world_parent: np.ndarray | None
+    ) -> CollisionShape:
+        """From ``vertices`` and ``faces`` when the dict has them, else from ``filename``."""
+        scale = fields.require("scale")
+        if "vertices" in fields or "faces" in fields:
+            mesh = cls.from_arrays(
+                fields.require("vertices"), fields.require("faces"), scale, **common
+            )
+        else:
+            filename = fields.require("filename")
+            if filename is None:
+                raise InvalidArgumentError(
+                    "filename is None and there are no vertices and faces: a mesh made from "
+                    "arrays is described by to_dict(complete=True)"
+                )
+            mesh = cls(filename, scale, fields.get("y_up", False), **common)
+        coloured = "rgba" in fields or "color" in fields
+        own_colors = flag(fields.get("use_vertex_colors", not coloured), "use_vertex_colors")
+        mesh._color_given = not own_colors
+        return mesh
 
     @property
     def color(self) -> tuple[float, float, float, float]:

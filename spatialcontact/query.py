@@ -20,7 +20,7 @@ from . import _closed_form_scalar
 from ._base import ShapeBase, collision_leaves
 from ._coal import quirks
 from ._coal.state import thread_entry
-from ._validate import a_or_an, bound, coordinate, count, describe
+from ._validate import MAX_COORDINATE, a_or_an, bound, coordinate, count, describe
 from .contact import Contact, Contacts
 from .errors import (
     CollisionDisabledError,
@@ -48,8 +48,10 @@ _MANY_CONTACT_TYPES = frozenset(
     {_NT.BV_AABB, _NT.BV_OBB, _NT.BV_RSS, _NT.BV_kIOS, _NT.BV_OBBRSS, _NT.BV_KDOP16,
      _NT.BV_KDOP18, _NT.BV_KDOP24, _NT.GEOM_OCTREE}
 )  # fmt: skip
-_TOUCH = 5e-324
-"""The smallest positive float: ``d < _TOUCH`` is ``d <= 0`` (a mesh's overlap reads 0)."""
+_TOUCH = 1e-9
+"""A mesh's or an octree's overlap reads 0 in Coal's distance, or a rounding above it (2.4e-16
+for two meshes 7.6 mm into each other): ``d < _TOUCH`` is asked of the contact query, which
+finds nothing for a pair truly that close and leaves Coal's answer."""
 
 
 # ------------------------------------------------------------------------- checks and pairs
@@ -235,9 +237,10 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     for the pairs whose Coal answer is kept.
 
     - the pairs of :data:`quirks.FORM_ON_OVERLAP`: the closed form (quirks J), on ``d < 0``;
-    - a mesh or an octree on either side, on ``d <= 0`` (a hollow mesh's overlap reads 0),
-      and a half-space against anything with no closed form, on ``d < 0``: the deepest
-      contact of the contact query (quirks K), which measures every triangle or cell;
+    - a mesh or an octree on either side, on ``d < _TOUCH`` (a hollow mesh's overlap reads 0,
+      or a rounding above it), and a half-space against anything with no closed form, on
+      ``d < 0``: the deepest contact of the contact query (quirks K), which measures every
+      triangle or cell;
     - the other convex pairs with a curved shape, solved by GJK/EPA, on ``d < 0``: the witness
       identity is checked and broken answers repaired (:func:`_checked_overlap`, quirks L);
       two polytopes (boxes, hulls) keep Coal's answer.
@@ -247,7 +250,8 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     if frozenset(types) in quirks.FORM_ON_OVERLAP:
         form = _closed_form_scalar.pair_form(a, b)
         if form is not None:
-            return 0.0, _formed(form)
+            # Coal also answers exactly 0 for a sphere deep inside a cylinder (quirks J)
+            return _TOUCH, _formed(form)
     if types[0] == types[1] == _NT.GEOM_OCTREE:
         return -math.inf, None  # no contacts (quirks C); the distance agrees with the cells
     if types[0] in _MANY_CONTACT_TYPES or types[1] in _MANY_CONTACT_TYPES:
@@ -673,7 +677,10 @@ def contacts(
     """
     if max_contacts.__class__ is not int or max_contacts < 1:
         max_contacts = _check_max_contacts(max_contacts)
-    if security_margin.__class__ is not float or security_margin - security_margin != 0.0:
+    if (
+        security_margin.__class__ is not float
+        or not -MAX_COORDINATE <= security_margin <= MAX_COORDINATE
+    ):
         security_margin = coordinate(security_margin, "security_margin", error=InvalidArgumentError)
     if security_margin < 0.0:
         # Coal refuses a negative margin on a mesh (with a C++ message): ask with none, and

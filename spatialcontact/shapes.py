@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import coal
 import numpy as np
@@ -33,8 +33,14 @@ from ._validate import (
     vector3,
 )
 from .color import parse_color, to_hex
-from .errors import CollisionDisabledError, InvalidShapeError
+from .errors import (
+    CollisionDisabledError,
+    InvalidArgumentError,
+    InvalidShapeError,
+    SpatialContactError,
+)
 from .pose import pose_values, to_se3
+from .serialize import Fields, is_located
 
 __all__ = [
     "Box",
@@ -68,6 +74,13 @@ def _pose_text(T: np.ndarray) -> str:
     t = ", ".join(f"{v + 0.0:.3g}" for v in T[:3, 3])
     rpy = ", ".join(f"{v + 0.0:.3g}°" for v in _rpy_degrees(T[:3, :3]))
     return f"t = {t}; rpy/zyx = {rpy}"
+
+
+_TYPES: dict[str, type[CollisionShape]] = {}
+"""The shape class of each ``stype``, for :meth:`CollisionShape.from_dict` (filled as the
+classes are defined; the first class of a type keeps it)."""
+
+_Shape = TypeVar("_Shape", bound="CollisionShape")
 
 
 class CollisionShape(ShapeBase):
@@ -109,6 +122,11 @@ class CollisionShape(ShapeBase):
     stype: ClassVar[str] = "shape"
     _size_params: ClassVar[tuple[str, ...]] = ()
     _is_group: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "stype" in cls.__dict__:  # a shape type of its own: from_dict builds it
+            _TYPES.setdefault(cls.stype, cls)
 
     def __init__(
         self,
@@ -227,8 +245,32 @@ class CollisionShape(ShapeBase):
 
     # ----------------------------------------------------------- description
 
-    def to_dict(self) -> dict[str, Any]:
-        """Describe the shape as spatialgeometry does (type, world pose, colour, sizes)."""
+    def to_dict(self, complete: bool = False) -> dict[str, Any]:
+        """Describe the shape as a JSON-safe dict; :meth:`from_dict` builds it back.
+
+        Parameters
+        ----------
+        complete : bool
+            False (the default): spatialgeometry 1.4.2's dict, key for key, as renderers read
+            it: ``stype``, the world pose as ``t`` (3,) and ``q`` (4,) (unit quaternion
+            ``[x, y, z, w]``), ``v`` (6,), ``color`` (``0xRRGGBB``), ``opacity`` and the sizes
+            under their constructor names. True: the same keys and what an exact copy needs
+            besides: ``T`` (4 x 4 nested lists, the pose in the parent group's frame), ``rgba``
+            (4 floats), ``name`` and ``collision``, and the data of shapes made from data
+            (a mesh's ``vertices`` and ``faces`` when it was made from arrays).
+
+        Returns
+        -------
+        dict
+            Made of lists, floats, ints, strings, booleans and None (``json.dumps`` takes it).
+
+        Notes
+        -----
+        A complete dict rebuilds a shape equal to this one (:meth:`equals`) that answers every
+        query exactly as it does. The default dict rebuilds one at the same world pose to
+        rounding, with the colour rounded to 8 bits per channel. ``complete`` names the
+        superset: a complete dict is still a spatialgeometry dict, with keys added.
+        """
         W = self.world_T
         out: dict[str, Any] = {
             "stype": self.stype,
@@ -241,7 +283,113 @@ class CollisionShape(ShapeBase):
         for param in self._size_params:
             value = getattr(self, param)
             out[param] = value.tolist() if isinstance(value, np.ndarray) else value
+        if flag(complete, "complete"):
+            out.update(self._complete_fields())
         return out
+
+    def _complete_fields(self) -> dict[str, Any]:
+        """What ``to_dict(complete=True)`` adds to the spatialgeometry keys."""
+        return {
+            "T": self.T.tolist(),
+            "rgba": list(self._color),
+            "name": self._name,
+            "collision": self._collision,
+        }
+
+    @classmethod
+    def from_dict(cls: type[_Shape], d: Any) -> _Shape:
+        """Build a shape from a dict of :meth:`to_dict` (complete or not), or of
+        spatialgeometry's ``to_dict``.
+
+        ``CollisionShape.from_dict`` builds whatever type ``d["stype"]`` names (``"sphere"``,
+        ``"cuboid"``, ``"cylinder"``, ``"capsule"``, ``"cone"``, ``"ellipsoid"``,
+        ``"halfspace"``, ``"mesh"``, ``"convex_hull"``, ``"octree"``, ``"group"``); a
+        subclass's ``from_dict`` (``Sphere.from_dict``) accepts only its own type.
+
+        Parameters
+        ----------
+        d : dict
+            ``stype`` and the sizes (the constructor's parameters) are required. The pose is
+            ``T`` (in the parent group's frame, the world frame for a shape alone) or, when
+            there is no ``T``, the world pose ``t`` and ``q``; the identity when neither is
+            given. The colour is ``rgba`` or else ``color`` (``0xRRGGBB``) and ``opacity``;
+            ``name``, ``collision`` and ``v`` are optional. A group's ``elements`` are dicts
+            of the same kind. Other keys are ignored.
+
+        Returns
+        -------
+        CollisionShape
+            A new shape, in no group.
+
+        Raises
+        ------
+        ShapeTypeError
+            ``d`` (or an element of a group) is not a dict, or an entry has the wrong type.
+        InvalidArgumentError
+            No ``stype``, an unknown one, one that is not this class's, or a missing size.
+        InvalidShapeError, InvalidPoseError, InvalidMeshError, MeshFileError
+            A value the constructor refuses (the message names the dict, e.g.
+            ``d['elements'][1]``, and the value).
+
+        Examples
+        --------
+        >>> import json
+        >>> from spatialcontact import CollisionShape, Sphere
+        >>> ball = Sphere(0.25, name="ball")
+        >>> text = json.dumps(ball.to_dict(complete=True))
+        >>> copy = CollisionShape.from_dict(json.loads(text))
+        >>> copy.equals(ball), type(copy).__name__
+        (True, 'Sphere')
+        """
+        fields = Fields(d, "d")
+        kind = cls._kind_of(fields)
+        return cast("_Shape", kind._build(fields, None))
+
+    @classmethod
+    def _kind_of(cls, fields: Fields) -> type[CollisionShape]:
+        """The class that ``fields.stype`` names, checked to be ``cls`` or a subclass."""
+        kind = _TYPES.get(fields.stype)
+        if kind is None:
+            raise InvalidArgumentError(
+                f"{fields.key('stype')} must be one of {sorted(_TYPES)}, got "
+                f"{describe(fields.stype)}"
+            )
+        if issubclass(cls, kind) and cls.stype == kind.stype:
+            return cls  # a subclass of the same type (Box)
+        if not issubclass(kind, cls):
+            raise InvalidArgumentError(
+                f"{cls.__name__}.from_dict builds {cls.__name__} shapes, but "
+                f"{fields.key('stype')} is {fields.stype!r} (a {kind.__name__}); use "
+                "CollisionShape.from_dict for any type"
+            )
+        return kind
+
+    @classmethod
+    def _build(cls, fields: Fields, T_world_parent: np.ndarray | None) -> CollisionShape:
+        """A ``cls`` from ``fields``, placed in a parent whose world pose is ``T_world_parent``
+        (None: no parent). Errors of the constructor are raised again naming the dict."""
+        try:
+            common = {
+                "pose": fields.local_pose(T_world_parent),
+                "color": fields.color(),
+                "name": fields.get("name"),
+                "collision": fields.get("collision", True),
+            }
+            shape = cls._from_fields(fields, common, T_world_parent)
+            if "v" in fields:
+                shape.v = fields.get("v")
+        except SpatialContactError as exc:
+            if is_located(exc):  # it names the key (or the element) already
+                raise
+            raise fields.error(exc) from None
+        return shape
+
+    @classmethod
+    def _from_fields(
+        cls, fields: Fields, common: dict[str, Any], T_world_parent: np.ndarray | None
+    ) -> CollisionShape:
+        """Call the constructor with the sizes of ``fields`` and the keywords ``common``."""
+        return cls(*[fields.require(p) for p in cls._size_params], **common)
 
     def _params_repr(self) -> list[str]:
         parts = []
@@ -289,12 +437,17 @@ class CollisionShape(ShapeBase):
         for key in _state.UNPICKLED_STATE:
             state.pop(key, None)
         state.pop("_T_values", None)
+        if not self._is_group:  # see __setstate__
+            state["_world_T"] = np.array(self.world_T)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # A copy is a new shape: a new identity, no observers, its own Coal state.
         T = state["_T"]
         T.flags.writeable = False
+        # A leaf is placed where it was: pickle may restore it after its group but before the
+        # group's own group, when neither group can place it.
+        world = state.pop("_world_T", None)
         self.__dict__.update(state)
         self._T_values = None
         self._uid = next(_base._serial)
@@ -305,7 +458,9 @@ class CollisionShape(ShapeBase):
             geometry.computeLocalAABB()
             self._geometry = geometry
         parent = self._parent
-        if parent is None:
+        if world is not None:
+            self._place(world)
+        elif parent is None:
             self._place(T)
         elif "_tf" in parent.__dict__:  # parent restored first: this shape was pickled alone
             self._place(parent._world @ T)
@@ -677,6 +832,24 @@ class HalfSpace(CollisionShape):
         n /= length
         n.flags.writeable = False
         return n, d / length
+
+    @classmethod
+    def _from_fields(
+        cls, fields: Fields, common: dict[str, Any], T_world_parent: np.ndarray | None
+    ) -> CollisionShape:
+        """As the constructor; a unit normal (to rounding) and its offset are kept bit for bit,
+        so the dict of a half-space gives back the same one (normalising a unit vector again
+        can move its last bits)."""
+        shape = cast("HalfSpace", super()._from_fields(fields, common, T_world_parent))
+        given = vector3(fields.get("normal"), "normal")
+        if abs(float(np.linalg.norm(given)) - 1.0) <= 4 * np.finfo(float).eps and not (
+            np.array_equal(given, shape._normal) and shape._offset == fields.get("offset")
+        ):
+            given.flags.writeable = False
+            shape._normal = given
+            shape._offset = float(fields.get("offset"))
+            shape._rebuild()
+        return shape
 
     @property
     def normal(self) -> np.ndarray:

@@ -285,10 +285,11 @@ def test_a_group_cannot_enter_itself_or_its_descendant(how: str) -> None:
 # ---------------------------------------------------------------- no single geometry
 
 
-def test_to_dict_and_geometry_are_not_available() -> None:
-    g = CollisionShapeGroup([Sphere(1.0)])
-    with pytest.raises(NotImplementedError, match="cannot be described by one dict"):
-        g.to_dict()
+def test_geometry_is_not_available_and_to_dict_nests_the_elements() -> None:
+    g = CollisionShapeGroup([Sphere(1.0, pose=trans(1.0))], pose=trans(0.0, 2.0), name="g")
+    d = g.to_dict()
+    assert (d["stype"], d["name"], d["collision"], d["t"]) == ("group", "g", True, [0, 2, 0])
+    assert d["elements"] == [g[0].to_dict()] and d["elements"][0]["t"] == [1.0, 2.0, 0.0]
     with pytest.raises(NotImplementedError, match="no single Coal geometry"):
         g.geometry  # noqa: B018
     with pytest.raises(NotImplementedError, match="no single Coal geometry"):

@@ -393,9 +393,17 @@ def test_from_urdf_checks_the_sphere_model(model: SphereModel) -> None:
     ignoring = replace(model, self_collision_ignore={"panda_link1": ("tool",)})
     with pytest.raises(RobotModelError, match="self_collision_ignore names 'tool'"):
         RobotModel.from_urdf(urdf, geometry="spheres", spheres=ignoring)
-    buffered = replace(model, self_collision_buffer={"panda_hand": 0.02})
-    with pytest.raises(RobotModelError, match=r"self_collision_buffer .*'panda_hand': 0.02.* not"):
-        RobotModel.from_urdf(urdf, srdf=srdf, geometry="spheres", spheres=buffered)
+    stray_buffer = replace(model, self_collision_buffer={"tool": 0.02})
+    with pytest.raises(RobotModelError, match="self_collision_buffer names 'tool', which robot"):
+        RobotModel.from_urdf(urdf, srdf=srdf, geometry="spheres", spheres=stray_buffer)
+    smallest = float(model.spheres["panda_hand"][:, 3].min())
+    shrunk = replace(model, self_collision_buffer={"panda_hand": -smallest})
+    with pytest.raises(
+        RobotModelError,
+        match=rf"self_collision_buffer\['panda_hand'\] = {-smallest!r} leaves a sphere of radius "
+        rf"{smallest!r} without volume",
+    ):
+        RobotModel.from_urdf(urdf, srdf=srdf, geometry="spheres", spheres=shrunk)
 
 
 def test_the_sphere_robot_is_a_robot_of_spheres(

@@ -158,7 +158,7 @@ def check_poses(value: Any, name: str, check: bool = True) -> tuple[np.ndarray, 
     """
     if _is_se3(value):
         return as_poses(value, name), False
-    if isinstance(value, np.ndarray) and value.dtype == np.float64:
+    if type(value) is np.ndarray and value.dtype == np.float64:  # not a masked array
         batch = value
     else:
         batch = numbers(value, name, _KINDS, type_error=InvalidPoseError, error=InvalidPoseError)

@@ -30,7 +30,7 @@ import pickle
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from .._validate import count, describe, flag, text
@@ -370,6 +370,14 @@ def iter_chunks(
     >>> list(iter_chunks(total, 100.0, np.arange(10), chunk_size=4))
     [(0, 106.0), (4, 122.0), (8, 117.0)]
     """
+    if not callable(function):
+        raise ShapeTypeError(f"function must be callable, got {describe(function)}")
+    if isinstance(items, Mapping) or not (
+        hasattr(items, "__len__") and hasattr(items, "__getitem__")
+    ):
+        raise ShapeTypeError(
+            f"items must be a sequence or an array (with len() and slices), got {describe(items)}"
+        )
     size = None if chunk_size is None else count(chunk_size, "chunk_size", 1)
     if executor is not None and not isinstance(executor, concurrent.futures.Executor):
         raise ShapeTypeError(

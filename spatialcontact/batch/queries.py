@@ -10,7 +10,7 @@ import numpy as np
 
 from .._base import collision_leaves
 from .._coal import quirks
-from .._validate import bound, count, describe, finite_real, flag, points
+from .._validate import bound, coordinate, count, describe, flag, points
 from ..errors import InvalidArgumentError, ShapeTypeError, UnsupportedPairError
 from ..query import _check_shape, _geometries
 from ..scene import Scene
@@ -378,7 +378,7 @@ def _contacts_job(
     a: Any, b: Any, poses: Any, max_contacts: Any, security_margin: Any, check: Any
 ) -> tuple[Job, Items]:
     k = count(max_contacts, "max_contacts", 1)
-    margin = finite_real(security_margin, "security_margin", error=InvalidArgumentError)
+    margin = coordinate(security_margin, "security_margin", error=InvalidArgumentError)
     return _job("contacts", a, b, poses, check, max_contacts=k, security_margin=margin)
 
 
@@ -457,7 +457,7 @@ def _point_work(a: Any, x: Any) -> np.ndarray:
                 f"{type(leaf).__name__} ({describe(leaf)}); for it, use "
                 "batch.distance(a, Sphere(r), points) + r"
             )
-    return points(x, "points", 0, error=InvalidArgumentError)
+    return points(x, "x", 0, error=InvalidArgumentError)
 
 
 def iter_point_distance(

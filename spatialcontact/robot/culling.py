@@ -30,6 +30,7 @@ __all__ = [
     "box_frames",
     "sphere_box_gaps",
     "spheres_near_boxes",
+    "spheres_near_gathered_boxes",
 ]
 
 CULL_SLACK = 1e-5
@@ -106,6 +107,41 @@ def spheres_near_boxes(
     local -= offsets
     np.abs(local, out=local)
     local -= half
+    np.maximum(local, 0.0, out=local)
+    near: np.ndarray = np.einsum("...i,...i->...", local, local) <= reach
+    return near
+
+
+def spheres_near_gathered_boxes(
+    centres: np.ndarray,
+    reach: np.ndarray,
+    rotations: np.ndarray,
+    offsets: np.ndarray,
+    half: np.ndarray,
+) -> np.ndarray:
+    """:func:`spheres_near_boxes` with boxes of their own for each configuration.
+
+    Parameters
+    ----------
+    centres : ndarray, shape (N, E, 3)
+        Sphere centres of each configuration.
+    reach : ndarray, shape (E, 1)
+        ``(radius + CULL_SLACK) ** 2`` of each sphere.
+    rotations : ndarray, shape (N, M, 3, 3)
+        Orientation of each configuration's boxes.
+    offsets : ndarray, shape (N, M, 3)
+        Each box centre in its box's frame, ``R^T c`` (as :func:`box_frames` gives).
+    half : ndarray, shape (N, M, 3)
+        Half sides of each box.
+
+    Returns
+    -------
+    ndarray of bool, shape (N, E, M)
+    """
+    local = np.einsum("nei,nmij->nemj", centres, rotations)
+    local -= offsets[:, None]
+    np.abs(local, out=local)
+    local -= half[:, None]
     np.maximum(local, 0.0, out=local)
     near: np.ndarray = np.einsum("...i,...i->...", local, local) <= reach
     return near

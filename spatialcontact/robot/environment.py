@@ -46,6 +46,12 @@ class SceneView:
     half : ndarray, shape (B, 3)
         Half sides of each box along its own axes (``inf`` for a half-space, whose box is
         everything).
+    worlds : ndarray, shape (B,), int
+        The world of each leaf's object (-1: global).
+    world : int
+        The robot's world: that of its group when the group is an object of a world of the
+        scene, whose leaves are then those of that world and the global objects only; else -1
+        (every object's leaves).
     revision : int
         Rises by one each time the view is rebuilt.
     """
@@ -54,12 +60,15 @@ class SceneView:
         self._scene_revision = -1
         self._names: tuple[str, ...] | None = None
         self._objects: list[Any] = []
+        self._object_worlds: list[int] = []
         self._revisions: list[int] = []
         self.shapes: list[CollisionShape] = []
         self.owners: list[str] = []
         self.rotations = np.zeros((0, 3, 3))
         self.centres = np.zeros((0, 3))
         self.half = np.zeros((0, 3))
+        self.worlds = np.zeros(0, dtype=np.intp)
+        self.world = -1
         self.revision = 0
 
     def refresh(self, scene: Any, own: frozenset[int]) -> None:
@@ -80,26 +89,35 @@ class SceneView:
         # A scene hands out a new names tuple whenever an object joins or leaves: the same
         # tuple means the same objects, which are then not looked up again one by one.
         if names is self._names and len(scene) == len(self._objects):
-            objects = self._objects
+            objects, object_worlds = self._objects, self._object_worlds
         else:
             objects = [scene[name] for name in names]
+            object_worlds = [scene.world_of(name) for name in names]
         revisions = [0 if id(obj) in own else obj._revision for obj in objects]
         if names == self._names and objects == self._objects and revisions == self._revisions:
             return
+        robot = [w for obj, w in zip(objects, object_worlds, strict=True) if id(obj) in own]
+        world = robot[0] if robot else -1
         shapes: list[CollisionShape] = []
         owners: list[str] = []
-        for name, obj in zip(names, objects, strict=True):
+        worlds: list[int] = []
+        for name, obj, w in zip(names, objects, object_worlds, strict=True):
+            if world >= 0 and w not in (-1, world):
+                continue  # another world's: never paired with the robot's
             for leaf in collision_leaves(obj):
                 if id(leaf) not in own:
                     shapes.append(leaf)  # type: ignore[arg-type]
                     owners.append(name)
+                    worlds.append(w)
         rotations = np.zeros((len(shapes), 3, 3))
         centres = np.zeros((len(shapes), 3))
         half = np.zeros((len(shapes), 3))
         for i, leaf in enumerate(shapes):
             rotations[i], centres[i], half[i] = _world_box(leaf)
         self._names, self._objects, self._revisions = names, objects, revisions
-        self.shapes, self.owners = shapes, owners
+        self._object_worlds = object_worlds
+        self.shapes, self.owners, self.world = shapes, owners, world
+        self.worlds = np.array(worlds, dtype=np.intp)
         self.rotations, self.centres, self.half = rotations, centres, half
         self.revision += 1
 

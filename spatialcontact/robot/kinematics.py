@@ -26,6 +26,9 @@ from .urdf import JointSpec, RobotSpec
 
 __all__ = ["Kinematics", "Pose12"]
 
+_EYE4 = np.eye(4)
+_EYE4.flags.writeable = False
+
 Pose12 = tuple[float, float, float, float, float, float, float, float, float, float, float, float]
 """A rigid pose as plain floats: the top three rows of its 4x4 matrix, row by row."""
 
@@ -228,7 +231,7 @@ class Kinematics:
         local[..., :3, 3] = self._t_pj + v[..., None] * self._slide
         local[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
         out = np.empty((n, v.shape[1] + 1, 4, 4))
-        out[:, 0] = np.eye(4)
+        out[:, 0] = _EYE4
         for b, p in self._steps:
             np.matmul(out[:, p], local[:, b - 1], out=out[:, b])
         return out

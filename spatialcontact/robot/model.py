@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
-from .._validate import describe, numbers
+from .._validate import count, describe, finite_real, flag, numbers
 from ..errors import InvalidArgumentError, InvalidShapeError, RobotModelError, ShapeTypeError
 from ..group import CollisionShapeGroup
 from ..mesh import ConvexHull, Mesh
@@ -40,20 +40,25 @@ from .culling import (
     box_frames,
     sphere_box_gaps,
     spheres_near_boxes,
+    spheres_near_gathered_boxes,
 )
 from .environment import SceneView, check_scene
 from .kinematics import Kinematics, Pose12
+from .motion import MotionModel, check_motions
 from .urdf import GeometrySpec, RobotSpec, SemanticSpec, read_srdf, read_urdf
 
 if TYPE_CHECKING:
     from ..scene import Scene
     from ..spheres import CoverageReport, SphereModel
-    from .motion import MotionModel
 
 __all__ = ["Attachment", "RobotDistance", "RobotModel"]
 
 LIMIT_TOLERANCE = 1e-9
 """A joint value this far (radians or metres) outside its limits still counts as inside."""
+
+MAX_SAMPLES = 100_000_000
+"""Most configurations :meth:`RobotModel.sample` draws in one call (a larger ``n`` is refused
+before anything is allocated)."""
 
 _GRID_AFTER = 8
 """Single configurations culled in numpy against unchanged obstacles before they are put in a
@@ -152,12 +157,14 @@ class _Obstacles:
             view.half,
         )[0]
         self.near = np.flatnonzero(origin <= CULL_SLACK)
-        self.frames = box_frames(self.rotations[self.near], self.centres[self.near])
+        self.rotations_near = self.rotations[self.near]
+        self.frames = box_frames(self.rotations_near, self.centres[self.near])
         self.half_near = view.half[self.near]
         self.allowed: np.ndarray | None = None
         self.free_near: np.ndarray | None = None
         self.uses = 0
         self.grid: BoxGrid | None = None
+        self._by_world: tuple[np.ndarray, np.ndarray] | None = None
         pairs = robot._scene_allowed
         if pairs:
             allowed = np.zeros((len(robot._parts), len(view.shapes)), dtype=bool)
@@ -168,6 +175,29 @@ class _Obstacles:
             if allowed.any():
                 self.allowed = allowed
                 self.free_near = ~allowed[:, self.near]
+
+    def by_world(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``near`` obstacles of each of ``count`` worlds, with the global ones.
+
+        Returns
+        -------
+        table : ndarray of int, shape (count, M)
+            Row ``w``: positions in ``near`` of world ``w``'s obstacles and the global ones,
+            padded with 0 to the largest count ``M``.
+        valid : ndarray of bool, shape (count, M)
+            Which entries of ``table`` are obstacles (not padding).
+        """
+        if self._by_world is None or len(self._by_world[0]) != count:
+            worlds = self.view.worlds[self.near]
+            members = [np.flatnonzero((worlds == -1) | (worlds == w)) for w in range(count)]
+            width = max((len(m) for m in members), default=0)
+            table = np.zeros((count, width), dtype=np.intp)
+            valid = np.zeros((count, width), dtype=bool)
+            for w, m in enumerate(members):
+                table[w, : len(m)] = m
+                valid[w, : len(m)] = True
+            self._by_world = (table, valid)
+        return self._by_world
 
 
 def _listing(names: Iterable[str]) -> str:
@@ -509,7 +539,7 @@ class RobotModel:
     def _check_q(self, q: Any, name: str = "q") -> list[float]:
         """``q`` as a list of :attr:`dof` floats, checked for length, NaN and limits (errors
         call it ``name``)."""
-        if not (isinstance(q, np.ndarray) and q.dtype == np.float64):
+        if not (type(q) is np.ndarray and q.dtype == np.float64):  # a subclass may be masked
             q = numbers(q, name, f"{self.dof} joint values")
         if q.shape != (self.dof,):
             raise InvalidArgumentError(
@@ -675,17 +705,32 @@ class RobotModel:
         Parameters
         ----------
         n : int
-            How many.
-        rng : numpy Generator, int seed or None
+            How many, from 0 to :data:`MAX_SAMPLES` (1e8).
+        rng : numpy Generator, int seed >= 0 or None
 
         Returns
         -------
         ndarray, shape (n, dof)
+
+        Raises
+        ------
+        ShapeTypeError
+            ``n`` is not an integer (a bool or a float, even a whole one), or ``rng`` is none
+            of a Generator, an integer and None.
+        InvalidArgumentError
+            ``n`` is negative or above :data:`MAX_SAMPLES`, or the seed ``rng`` is negative.
         """
+        if not (rng is None or isinstance(rng, np.random.Generator)):
+            rng = count(rng, "rng (a numpy Generator, None or a seed)", 0)
+        n = count(n, "n", 0)
+        if n > MAX_SAMPLES:
+            raise InvalidArgumentError(
+                f"n must be at most {MAX_SAMPLES} (MAX_SAMPLES) configurations, got {describe(n)}"
+            )
         generator = np.random.default_rng(rng)
         lower = np.where(np.isfinite(self._kin.lower), self._kin.lower, -math.pi)
         upper = np.where(np.isfinite(self._kin.upper), self._kin.upper, math.pi)
-        return generator.uniform(lower, upper, size=(int(n), self.dof))
+        return generator.uniform(lower, upper, size=(n, self.dof))
 
     def set_q(self, q: Any) -> None:
         """Place :attr:`group` (every link and attached object) at configuration ``q``.
@@ -1024,7 +1069,9 @@ class RobotModel:
         best = RobotDistance(math.inf, None, None, None, None)
         self._begin(T_base_body)
         for k in np.argsort(gaps, kind="stable").tolist():
-            if gaps[k] > best.distance:
+            # A gap bounds a separation from below, not a depth: once an overlap is found,
+            # every pair whose bounding volumes touch may overlap more deeply.
+            if gaps[k] > max(best.distance, 0.0):
                 break
             i, j = int(a[k]), int(b[k])
             other = self._twin(j) if scene is None else others[j]
@@ -1038,6 +1085,7 @@ class RobotModel:
         Q: Any,
         scene: Scene | None = None,
         *,
+        worlds: Any = None,
         executor: concurrent.futures.Executor | None = None,
         progress: bool = False,
         chunk_size: int | None = None,
@@ -1052,6 +1100,13 @@ class RobotModel:
         ----------
         Q : array_like, shape (N, dof)
         scene : Scene, optional
+        worlds : int or array_like of int, shape (N,), optional
+            The world of ``scene`` (:meth:`~spatialcontact.Scene.add_world`) each configuration
+            is checked in: row ``n`` against the objects of world ``worlds[n]`` and the global
+            ones only (-1: every object), the robot at its group's pose in every world, as one
+            model placed at N configurations, one per world. A single int applies to every
+            row. None: every object, or when the robot's group is an object of a world of
+            ``scene``, that world's and the global ones (as every query of the robot).
         executor : concurrent.futures.Executor, optional
             Where the work runs, in chunks of configurations: a ``ProcessPoolExecutor``, a
             Dask ``client.get_executor()``, ... The robot and the scene are pickled once and
@@ -1072,18 +1127,25 @@ class RobotModel:
         ------
         InvalidArgumentError
             ``Q`` is not (N, dof), or a row holds NaN or (with :attr:`out_of_limits`
-            ``"raise"``) a value outside the limits; the message names the row. Nothing runs.
+            ``"raise"``) a value outside the limits; the message names the row. ``worlds``
+            is not one int or N of them, names no world of ``scene``, comes without a scene,
+            or is given while the robot's group is an object of a world. Nothing runs.
         ShapeTypeError
-            ``scene`` is not a Scene, or ``executor`` not an Executor.
+            ``scene`` is not a Scene, ``worlds`` not integers, ``executor`` not an Executor,
+            or ``progress`` not True or False.
         BatchError
             A chunk failed in a worker (the message names the configuration).
         """
         self._guard()
         Q = self._check_Q(Q, "Q")
+        progress = flag(progress, "progress")
         if scene is not None:
             check_scene(scene)
+        if worlds is not None:
+            # The world of each row rides along as a last column, chunked with its row.
+            Q = np.column_stack([Q, self._check_worlds(worlds, len(Q), scene)])
         if executor is None and not progress and chunk_size is None:
-            return self._check_rows(Q, scene)
+            return _check_chunk((self, scene), Q)
         from ..batch import map_chunks
 
         parts = map_chunks(
@@ -1102,15 +1164,59 @@ class RobotModel:
         Q: Any,
         scene: Scene | None = None,
         *,
+        worlds: Any = None,
         executor: concurrent.futures.Executor | None = None,
         progress: bool = False,
         chunk_size: int | None = None,
     ) -> np.ndarray:
         """The former name of :meth:`check`, kept working: the same call and answers."""
-        return self.check(Q, scene, executor=executor, progress=progress, chunk_size=chunk_size)
+        return self.check(
+            Q, scene, worlds=worlds, executor=executor, progress=progress, chunk_size=chunk_size
+        )
+
+    def _check_worlds(self, worlds: Any, n: int, scene: Scene | None) -> np.ndarray:
+        """``worlds`` of :meth:`check` for ``n`` configurations, as an (n,) float array."""
+        if scene is None:
+            raise InvalidArgumentError(
+                f"worlds={describe(worlds)} needs a scene with worlds; scene is None"
+            )
+        array = np.asarray(worlds) if not isinstance(worlds, np.ndarray) else worlds
+        if array.dtype == bool or not np.issubdtype(array.dtype, np.integer):
+            raise ShapeTypeError(
+                f"worlds must be an int or integers, one per configuration, got {describe(worlds)}"
+            )
+        if array.shape == ():
+            array = np.full(n, int(array))
+        if array.shape != (n,):
+            raise InvalidArgumentError(
+                f"worlds must be one int or {n} of them (one per row of Q), got an array of "
+                f"shape {array.shape}"
+            )
+        bad = np.flatnonzero((array < -1) | (array >= scene.worlds))
+        if len(bad):
+            k = int(bad[0])
+            raise InvalidArgumentError(
+                f"worlds[{k}] = {int(array[k])} is neither -1 (every object) nor a world of the "
+                f"scene, which has {scene.worlds} (0 to {scene.worlds - 1})"
+            )
+        view = self._view(scene)
+        if view.world >= 0:
+            raise InvalidArgumentError(
+                f"worlds={describe(worlds)} places robot {self.name!r} in chosen worlds, but its "
+                f"group is an object of world {view.world} of the scene, which is the only "
+                "world it is checked in: leave worlds out, or take the group out of the scene"
+            )
+        return array.astype(np.float64)
 
     def _check_rows(self, Q: np.ndarray, scene: Scene | None) -> np.ndarray:
         """:meth:`check` of checked configurations ``Q`` (N, dof), here."""
+        return self._checked_rows(Q, scene, None)
+
+    def _checked_rows(
+        self, Q: np.ndarray, scene: Scene | None, worlds: np.ndarray | None
+    ) -> np.ndarray:
+        """:meth:`check` of checked configurations ``Q`` (N, dof), here; with ``worlds``
+        (N,), row ``n`` in world ``worlds[n]`` of ``scene`` (-1: every object)."""
         self._guard()
         view = None if scene is None else self._view(scene)
         out = np.zeros(len(Q), dtype=bool)
@@ -1119,8 +1225,14 @@ class RobotModel:
             T_base_body = self._kin.body_poses_many(Q[start : start + _CHUNK])
             centres = self._spheres.centres_many(T_base_body)
             own = _by_row(*np.nonzero(self._spheres.self_candidates_many(centres)))
+            if worlds is None or view is None or scene is None:
+                found = self._scene_candidates_many(centres, view)
+            else:
+                found = self._world_candidates_many(
+                    centres, view, worlds[start : start + _CHUNK], scene.worlds
+                )
             other = {}
-            for n, candidates in self._scene_candidates_many(centres, view).items():
+            for n, candidates in found.items():
                 fixed, moving = self._split_static(candidates, view)
                 if fixed:
                     out[start + n] = True
@@ -1139,6 +1251,42 @@ class RobotModel:
                     or self._scene_hits(other.get(n, []), view, True)
                 )
         return out
+
+    def _world_candidates_many(
+        self, centres: np.ndarray, view: SceneView, worlds: np.ndarray, count: int
+    ) -> dict[int, list[int]]:
+        """:meth:`_scene_candidates_many` with row ``n`` among the obstacles of world
+        ``worlds[n]`` (of ``count``) and the global ones only (-1: all of them)."""
+        if not view.shapes:
+            return {}
+        everywhere = np.flatnonzero(worlds < 0)
+        rows_found, keys_found = [], []
+        if len(everywhere):
+            touching, near = self._near(centres[everywhere], view)
+            r, element, obstacle = np.nonzero(touching)
+            rows_found.append(everywhere[r])
+            keys_found.append(element * len(view.shapes) + near[obstacle])
+        placed = np.flatnonzero(worlds >= 0)
+        if len(placed):
+            cached = self._obstacle_cache(view)
+            table, valid = cached.by_world(count)
+            index = table[worlds[placed]]  # (k, M) positions in near
+            touching = spheres_near_gathered_boxes(
+                centres[placed],
+                self._cull_reach,
+                cached.rotations_near[index],
+                cached.frames[1][index],
+                cached.half_near[index],
+            )
+            touching &= valid[worlds[placed]][:, None, :]
+            if cached.free_near is not None:
+                touching &= cached.free_near[:, index].transpose(1, 0, 2)
+            r, element, m = np.nonzero(touching)
+            rows_found.append(placed[r])
+            keys_found.append(element * len(view.shapes) + cached.near[index[r, m]])
+        rows = np.concatenate(rows_found)
+        order = np.argsort(rows, kind="stable")
+        return _by_row(rows[order], np.concatenate(keys_found)[order])
 
     def _scene_candidates_many(
         self, centres: np.ndarray, view: SceneView | None
@@ -1195,7 +1343,8 @@ class RobotModel:
             ``link`` or an ``allowed`` link is unknown, or ``name`` is taken.
         ShapeTypeError, InvalidShapeError, InvalidPoseError
             ``shape`` is not a shape, is already in a group or has ``collision=False``
-            (InvalidShapeError), or ``pose`` is not a rigid transform.
+            (InvalidShapeError), ``pose`` is not a rigid transform, or ``allowed`` is not an
+            iterable of link names (ShapeTypeError).
         """
         if not isinstance(shape, CollisionShape):
             raise ShapeTypeError(f"shape must be a CollisionShape, got {describe(shape)}")
@@ -1203,11 +1352,15 @@ class RobotModel:
             raise InvalidShapeError(
                 f"shape {describe(shape)} has collision=False: nothing to check"
             )
-        if link not in self._link_index:
+        if not isinstance(link, str) or link not in self._link_index:
             self._unknown(link, "link")
+        if isinstance(allowed, (str, bytes)) or not isinstance(allowed, Iterable):
+            raise ShapeTypeError(
+                f"allowed must be an iterable of link names, got {describe(allowed)}"
+            )
         allowed_links = set()
         for other in allowed:
-            if other not in self._link_index:
+            if not isinstance(other, str) or other not in self._link_index:
                 self._unknown(other, "link")
             allowed_links.add(other)
         kin = self._kin
@@ -1370,10 +1523,10 @@ class RobotModel:
         self._guard()
         Q0 = np.array([self._check_q(q0, "q0")])
         Q1 = np.array([self._check_q(q1, "q1")])
-        _check_tolerance(tolerance)
+        tol = _check_tolerance(tolerance)
         if scene is not None:
             check_scene(scene)
-        return bool(self._motion_rows(Q0, Q1, scene, float(tolerance))[0])
+        return bool(self._motion_rows(Q0, Q1, scene, tol)[0])
 
     def check_motions(
         self,
@@ -1407,7 +1560,9 @@ class RobotModel:
         ------
         InvalidArgumentError
             A bad row of ``Q0`` or ``Q1`` (named), different shapes, or a ``tolerance`` that
-            is not a finite number > 0.
+            is not a finite real number > 0.
+        ShapeTypeError
+            ``progress`` is not True or False, or as for :meth:`check`.
         """
         self._guard()
         Q0 = self._check_Q(Q0, "Q0")
@@ -1416,16 +1571,17 @@ class RobotModel:
             raise InvalidArgumentError(
                 f"Q0 and Q1 must have the same shape, got {Q0.shape} and {Q1.shape}"
             )
-        _check_tolerance(tolerance)
+        tol = _check_tolerance(tolerance)
+        progress = flag(progress, "progress")
         if scene is not None:
             check_scene(scene)
         if executor is None and not progress and chunk_size is None:
-            return self._motion_rows(Q0, Q1, scene, float(tolerance))
+            return self._motion_rows(Q0, Q1, scene, tol)
         from ..batch import map_chunks
 
         parts = map_chunks(
             _motion_chunk,
-            (self, scene, float(tolerance)),
+            (self, scene, tol),
             np.stack([Q0, Q1], axis=1),
             chunk_size=chunk_size,
             executor=executor,
@@ -1438,8 +1594,6 @@ class RobotModel:
         self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
     ) -> np.ndarray:
         """:meth:`check_motions` of checked motions, here."""
-        from .motion import check_motions
-
         self._guard()
         view = None if scene is None else self._view(scene)
         return check_motions(self, Q0, Q1, view, tolerance)
@@ -1529,9 +1683,12 @@ class RobotModel:
 
 
 def _check_chunk(payload: tuple[RobotModel, Scene | None], Q: np.ndarray) -> np.ndarray:
-    """:meth:`RobotModel.check` of one chunk of checked configurations (N, dof)."""
+    """:meth:`RobotModel.check` of one chunk of checked configurations (N, dof), or (N,
+    dof + 1) with each row's world as its last column."""
     robot, scene = payload
-    return robot._check_rows(Q, scene)
+    if Q.shape[1] == robot.dof:
+        return robot._check_rows(Q, scene)
+    return robot._checked_rows(Q[:, :-1], scene, Q[:, -1].astype(np.intp))
 
 
 def _motion_chunk(
@@ -1542,17 +1699,17 @@ def _motion_chunk(
     return robot._motion_rows(motions[:, 0], motions[:, 1], scene, tolerance)
 
 
-def _check_tolerance(tolerance: Any) -> None:
-    """Refuse a motion check's ``tolerance`` that is not a finite number > 0."""
-    if not (
-        isinstance(tolerance, (int, float))
-        and not isinstance(tolerance, bool)
-        and tolerance > 0
-        and math.isfinite(tolerance)
-    ):
+def _check_tolerance(tolerance: Any) -> float:
+    """A motion check's ``tolerance`` as a float, refused unless a finite real number > 0
+    (numpy numbers and 0-d arrays are numbers; bools are not), always as InvalidArgumentError."""
+    value = finite_real(
+        tolerance, "tolerance", error=InvalidArgumentError, type_error=InvalidArgumentError
+    )
+    if value <= 0.0:
         raise InvalidArgumentError(
             f"tolerance must be a finite number > 0, got {describe(tolerance)}"
         )
+    return value
 
 
 def _row(name: str, n: int) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe
+from .._validate import MAX_COORDINATE, MAX_SIZE, MIN_SIZE, describe
 from ..errors import MeshFileNotFoundError, RobotModelError
 
 __all__ = [
@@ -162,7 +162,7 @@ def _listing(names: Iterable[str]) -> str:
 
 def _file(path: Any, what: str) -> Path:
     """``path`` as an existing file, or a RobotModelError naming ``what`` it should be."""
-    if not isinstance(path, (str, os.PathLike)):
+    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
         raise RobotModelError(f"{what} must be a path to a file, got {describe(path)}")
     out = Path(os.fspath(path))
     if not out.is_file():
@@ -259,10 +259,24 @@ def _positive(values: Any, what: str) -> tuple[float, ...]:
     return tuple(float(v) for v in out)
 
 
+def _sizes(values: Any, what: str) -> tuple[float, ...]:
+    """Sizes of a box, cylinder or sphere in metres, each within [MIN_SIZE, MAX_SIZE] as the
+    shapes take them."""
+    out = _positive(values, what)
+    if not all(MIN_SIZE <= v <= MAX_SIZE for v in out):
+        raise RobotModelError(f"{what} must lie in [{MIN_SIZE:g}, {MAX_SIZE:g}] m, got {list(out)}")
+    return out
+
+
 def _pose(matrix: Any, what: str) -> np.ndarray:
     if matrix is None:
         return np.eye(4)
     out = _finite(matrix, what)
+    if out.shape == (4, 4) and not np.all(np.abs(out[:3, 3]) <= MAX_COORDINATE):
+        raise RobotModelError(
+            f"{what} is too far out: its translation must lie within ±{MAX_COORDINATE:g} m, "
+            f"got {out[:3, 3].tolist()}"
+        )
     out.flags.writeable = False
     return out
 
@@ -444,16 +458,16 @@ def _geometry(
         found = resolve_mesh(str(filename), urdf, folders, where)
         return GeometrySpec(link, index, "mesh", origin, scales, found)
     if geometry.box is not None:
-        sides = _positive(geometry.box.size, f"{where}: box size")
+        sides = _sizes(geometry.box.size, f"{where}: box size")
         if len(sides) != 3:
             raise RobotModelError(f"{where}: box size must be 3 numbers, got {sides}")
         return GeometrySpec(link, index, "box", origin, sides)
     if geometry.cylinder is not None:
         cylinder = geometry.cylinder
-        sizes = _positive((cylinder.radius, cylinder.length), f"{where}: cylinder radius, length")
+        sizes = _sizes((cylinder.radius, cylinder.length), f"{where}: cylinder radius, length")
         return GeometrySpec(link, index, "cylinder", origin, sizes)
     sphere = geometry.sphere
-    return GeometrySpec(link, index, "sphere", origin, _positive(sphere.radius, f"{where}: radius"))
+    return GeometrySpec(link, index, "sphere", origin, _sizes(sphere.radius, f"{where}: radius"))
 
 
 # ------------------------------------------------------------------------------ SRDF

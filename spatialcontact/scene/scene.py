@@ -22,16 +22,18 @@ scene with no world added has only the global broadphase: one implicit world, as
 from __future__ import annotations
 
 import copy
+import itertools
 import math
 import operator
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from .._base import ShapeBase, collision_leaves
 from .._coal import state as _state
-from .._validate import count, describe, finite_real, flag, text, vector3
+from .._validate import count, describe, finite_real, flag, numbers, text, vector3
 from ..allowed import AllowedCollisions
 from ..contact import Contact, Contacts
 from ..errors import (
@@ -41,6 +43,7 @@ from ..errors import (
     SceneError,
     ShapeTypeError,
 )
+from ..pose import MAX_TRANSLATION
 from .broadphase import Body, Broadphase, Leaf
 
 if TYPE_CHECKING:
@@ -48,8 +51,18 @@ if TYPE_CHECKING:
 
 __all__ = ["Scene", "WorldContacts"]
 
-_SERIAL_BITS = 48
-"""Bits of the second serial in the sort key of a pair (more objects than a scene can hold)."""
+MAX_REPLICATE = 1_000_000
+"""Most worlds :meth:`Scene.replicate` adds in one call; a larger ``n`` is refused at once."""
+
+_SERIAL_BITS = 32
+"""Bits of the second serial in the sort key of a pair, so that a key fits in 64 bits."""
+
+_SERIAL_MASK = (1 << _SERIAL_BITS) - 1
+
+_SERIAL_LIMIT = 1 << (_SERIAL_BITS - 1)
+"""Serials stay below this, so that a sort key fits in a signed 64-bit integer: when as many
+objects were added over a scene's life, the objects are numbered again from 0
+(:meth:`Scene._renumber`)."""
 
 _NAMES_SHOWN = 20
 """How many valid names an error message lists before it says how many more there are."""
@@ -144,6 +157,36 @@ def _check_shape(value: Any, parameter: str) -> CollisionShape:
     return cast("CollisionShape", value)
 
 
+class _ObjectTable:
+    """The objects of a scene at one moment: names, serials (ascending) and worlds, by index.
+
+    A new table is made whenever an object joins or leaves, so a query's table stays right
+    for its answers whatever happens to the scene afterwards.
+    """
+
+    __slots__ = ("names", "scene", "serials", "worlds")
+
+    def __init__(self, scene: Scene) -> None:
+        records = list(scene._objects.values())
+        self.scene: Callable[[], Scene | None] = weakref.ref(scene)
+        self.names = scene.names
+        self.serials = np.fromiter((r.serial for r in records), np.int64, len(records))
+        self.worlds = np.fromiter((r.world for r in records), np.int64, len(records))
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        # A weak reference does not pickle: a loaded table belongs to no scene, so the
+        # contacts holding it are mapped to objects by their leaves, as any Contacts are.
+        return (self.names, self.serials, self.worlds)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        self.names, self.serials, self.worlds = state
+        self.scene = _no_scene
+
+
+def _no_scene() -> None:
+    """The scene of an unpickled :class:`_ObjectTable`: none."""
+
+
 class WorldContacts(Contacts):
     """The :class:`~spatialcontact.Contacts` of a scene query, with the world of each one.
 
@@ -154,20 +197,52 @@ class WorldContacts(Contacts):
     A slice or a sum of two is a plain :class:`~spatialcontact.Contacts`.
     """
 
-    __slots__ = ("_world",)
+    __slots__ = ("_indices", "_orders", "_table", "_world")
 
-    _world: np.ndarray
+    _indices: tuple[np.ndarray, np.ndarray] | None
+    _orders: list[int]
+    _table: _ObjectTable
+    _world: np.ndarray | None
 
     @classmethod
-    def _made(cls, contacts: list[Contact], world: np.ndarray) -> WorldContacts:
+    def _made(
+        cls, contacts: list[Contact], orders: list[int], table: _ObjectTable
+    ) -> WorldContacts:
+        """``contacts`` of the pairs with sort keys ``orders`` (:attr:`_Pair.order`, one per
+        contact), in the scene described by ``table``."""
         out = cast("WorldContacts", cls._wrap(contacts))
-        world.flags.writeable = False
-        out._world = world
+        out._orders, out._table = orders, table
+        out._indices = out._world = None
         return out
+
+    def _object_indices(self, scene: Any) -> tuple[tuple[str, ...], np.ndarray, np.ndarray] | None:
+        """The scene's names at the query, and the index in them of the object of each
+        contact's ``o1`` and ``o2`` (n,); None when ``scene`` did not make these contacts."""
+        if self._table.scene() is not scene:
+            return None
+        return (self._table.names, *self._indices_now())
+
+    def _indices_now(self) -> tuple[np.ndarray, np.ndarray]:
+        """The object indices of each contact's ``o1`` and ``o2`` (see :meth:`_object_indices`)."""
+        if self._indices is None:
+            serials = self._table.serials
+            orders = np.fromiter(self._orders, np.int64, len(self._orders))
+            both = np.concatenate([orders >> _SERIAL_BITS, orders & _SERIAL_MASK])
+            if len(serials) and serials[-1] != len(serials) - 1:  # not just 0, 1, 2, ...
+                both = np.searchsorted(serials, both)
+            self._indices = (both[: len(orders)], both[len(orders) :])
+        return self._indices
 
     @property
     def world(self) -> np.ndarray:
         """ndarray, shape (n,), int: the world of each contact (-1: two global objects)."""
+        if self._world is None:
+            first, second = self._indices_now()
+            worlds = self._table.worlds
+            # Both objects of a pair are of one world, or one of them is global (-1).
+            world = np.maximum(worlds[first], worlds[second])
+            world.flags.writeable = False
+            self._world = world
         return self._world
 
 
@@ -236,6 +311,7 @@ class Scene:
         self._auto = 0
         self._names: tuple[str, ...] | None = None
         self._index: dict[str, int] | None = None
+        self._table: _ObjectTable | None = None
         self._revision = 0
 
     @property
@@ -343,6 +419,8 @@ class Scene:
 
     def _enter(self, obj: CollisionShape, name: str, self_collision: bool, world: int) -> None:
         """Add ``obj`` (checked) under ``name`` (free) to ``world`` (-1: global)."""
+        if self._serial >= _SERIAL_LIMIT:
+            self._renumber()
         record = _Object(name, obj, self._serial, world)
         leaves = cast("tuple[CollisionShape, ...]", collision_leaves(obj))
         record.body = self._broadphase_of(world).add(record, leaves, self_collision)
@@ -353,10 +431,26 @@ class Scene:
         self._serial += 1
         self._objects[name] = record
         self._by_shape[obj] = record
-        self._names = self._index = None
+        self._names = self._index = self._table = None
         self._changed[obj] = False
         obj._observe(self)
         self._revision += 1
+
+    def _renumber(self) -> None:
+        """Number the objects 0, 1, ... again, in the order they were added (serials, one per
+        object ever added, reached :data:`_SERIAL_LIMIT`); every order is kept."""
+        for serial, record in enumerate(self._objects.values()):
+            record.serial = serial
+        for pair in self._pairs.values():
+            pair.order = (pair.a.serial << _SERIAL_BITS) | pair.b.serial
+        self._serial = len(self._objects)
+        self._table = None
+
+    def _object_table(self) -> _ObjectTable:
+        """The objects as they are now (remade after an object joins or leaves)."""
+        if self._table is None:
+            self._table = _ObjectTable(self)
+        return self._table
 
     def _broadphase_of(self, world: int) -> Broadphase[_Object]:
         return self._worlds[world] if world >= 0 else self._broadphase
@@ -433,9 +527,10 @@ class Scene:
         Parameters
         ----------
         n : int
-            How many worlds to add (at least 1).
+            How many worlds to add, from 1 to :data:`MAX_REPLICATE` (1,000,000).
         spacing : float or array_like, shape (3,), world frame
-            Offset in metres between worlds: a number is a step along x.
+            Offset in metres between worlds: a number is a step along x. Every copy must
+            stay within ``±MAX_TRANSLATION`` (1e6 m) on each axis.
 
         Returns
         -------
@@ -447,13 +542,21 @@ class Scene:
         ShapeTypeError
             ``n`` is not an integer or ``spacing`` not numbers.
         InvalidArgumentError
-            ``n`` is below 1 or ``spacing`` is not finite or of another shape.
+            ``n`` is below 1 or above :data:`MAX_REPLICATE`, or ``spacing`` is not finite, is
+            ragged or of another shape, or puts a copy beyond ``±MAX_TRANSLATION``.
         SceneError
             World 0 does not exist or is empty, or a copy's name is already used.
+
+        Every check runs before the first world is added: an error changes nothing.
         """
         k = count(n, "n")
-        if np.ndim(spacing) == 0:
-            step = np.array([finite_real(spacing, "spacing"), 0.0, 0.0])
+        if k > MAX_REPLICATE:
+            raise InvalidArgumentError(
+                f"n must be at most {MAX_REPLICATE} (MAX_REPLICATE worlds at once), got "
+                f"{describe(n)}"
+            )
+        if numbers(spacing, "spacing", "a number or 3 real numbers").ndim == 0:
+            step = np.array([finite_real(spacing, "spacing", error=InvalidArgumentError), 0, 0])
         else:
             step = vector3(spacing, "spacing", error=InvalidArgumentError)
         with _state.LOCK:
@@ -471,6 +574,15 @@ class Scene:
                         raise SceneError(
                             f"replicate names world {world}'s copy of {record.name!r} "
                             f"{record.name}/{world}, which is already used in this scene"
+                        )
+            for world in (first, first + k - 1):  # a copy's offset is linear in its world
+                for record in sources:
+                    moved = record.shape.T[:3, 3] + world * step
+                    if not np.all(np.abs(moved) <= MAX_TRANSLATION):
+                        raise InvalidArgumentError(
+                            f"spacing {describe(spacing)} puts world {world}'s copy of "
+                            f"{record.name!r} at {moved.tolist()}, beyond "
+                            f"±{MAX_TRANSLATION:g} m"
                         )
             allowed = [
                 (a, b)
@@ -535,7 +647,7 @@ class Scene:
                 self._allowed_revision = self._allowed._revision
             del self._objects[name]
             del self._by_shape[shape]
-            self._names = self._index = None
+            self._names = self._index = self._table = None
             self._revision += 1
             return shape
 
@@ -911,8 +1023,7 @@ class Scene:
         with _state.LOCK:
             covers = self._allowed.covers
             out: list[Contact] = []
-            worlds: list[int] = []
-            counts: list[int] = []
+            orders: list[int] = []  # each contact's pair's sort key
             for pair in self._blocking_pairs(world):
                 found = pair.contacts.get(k)
                 if found is None:
@@ -923,9 +1034,11 @@ class Scene:
                     collected.sort(key=_depth)
                     found = pair.contacts[k] = tuple(collected)
                 out.extend(found)
-                worlds.append(pair.world)
-                counts.append(len(found))
-            return WorldContacts._made(out, np.repeat(np.array(worlds, dtype=np.int64), counts))
+                if len(found) == 1:
+                    orders.append(pair.order)
+                else:
+                    orders.extend(itertools.repeat(pair.order, len(found)))
+            return WorldContacts._made(out, orders, self._object_table())
 
     def collide(self, shape: CollisionShape, world: int | None = None) -> list[str]:
         """The names of the objects that ``shape`` touches.

@@ -11,7 +11,7 @@ import numpy as np
 from .._validate import describe
 from ..contact import Contact, Contacts
 from ._errors import SensorTypeError, SensorValueError, real
-from .forces import ForceInput, resolve_forces, tangential_part
+from .forces import ForceInput, check_forces, tangential_part
 
 __all__ = [
     "MAX_SECONDS",
@@ -127,12 +127,13 @@ class ObjectMap:
     object until then.
     """
 
-    __slots__ = ("_cache", "_names", "scene")
+    __slots__ = ("_cache", "_names", "_shapes", "scene")
 
     def __init__(self, scene: Any) -> None:
         self.scene = check_scene(scene)
         self._names: tuple[str, ...] = tuple(scene.names)
         self._cache = _LeafIndex(scene)
+        self._shapes: list[Any] | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -141,7 +142,17 @@ class ObjectMap:
         if names is not self._names and tuple(names) != self._names:
             self._names = tuple(names)
             self._cache = _LeafIndex(self.scene)
+            self._shapes = None
         return self._names
+
+    @property
+    def shapes(self) -> list[Any]:
+        """list: the scene's objects, by index (looked up again when the names change)."""
+        names = self.names
+        if self._shapes is None:
+            scene = self.scene
+            self._shapes = [scene[name] for name in names]
+        return self._shapes
 
     def indices(self, leaves: tuple[Any, ...]) -> np.ndarray:
         """ndarray, shape (n,), int: the object index of each leaf."""
@@ -155,23 +166,43 @@ class StepData:
     Parameters
     ----------
     contacts : Contacts
-    forces : ndarray, shape (n, 3), world frame
-        Force on ``o1`` from ``o2`` of each contact.
+    forces : ndarray, shape (n, 3), world frame, or (n,) with ``magnitudes``
+        Force on ``o1`` from ``o2`` of each contact, or its normal magnitude (the force is
+        then ``-m * normal``).
     valid : bool
         Whether ``forces`` is a measurement (False: zeros because no forces were given).
+    magnitudes : bool
+        Whether ``forces`` holds normal magnitudes.
+
+    Notes
+    -----
+    A sensor that needs a few of the step's contacts reads only those (:meth:`sides`), and
+    the object of each contact comes from the scene's query when the
+    contacts are its own (:meth:`objects`), so feeding a sensor costs in proportion to the
+    contacts it senses, not to all of the step's.
     """
 
-    def __init__(self, contacts: Contacts, forces: np.ndarray, valid: bool) -> None:
+    def __init__(
+        self, contacts: Contacts, forces: np.ndarray, valid: bool, magnitudes: bool = False
+    ) -> None:
         self.contacts = contacts
-        self.forces = forces
         self.valid = valid
+        self._given = forces
+        self._magnitudes = magnitudes
         self._per_scene: dict[tuple[str, int], Any] = {}
 
     @classmethod
     def build(cls, contacts: Any, forces: ForceInput = None) -> StepData:
-        """Check ``contacts`` and resolve ``forces`` (see :func:`resolve_forces`)."""
-        array, valid = resolve_forces(contacts, forces)
-        return cls(contacts, array, valid)
+        """Check ``contacts`` and ``forces`` (see :func:`resolve_forces`)."""
+        array, magnitudes, valid = check_forces(contacts, forces)
+        return cls(contacts, array, valid, magnitudes)
+
+    @cached_property
+    def forces(self) -> np.ndarray:
+        """ndarray, shape (n, 3), world frame: the force on ``o1`` from ``o2`` of each contact."""
+        if self._magnitudes:
+            return -self._given[:, None] * self.contacts.normal
+        return self._given
 
     def __len__(self) -> int:
         return len(self.contacts)
@@ -242,74 +273,84 @@ class StepData:
         table[at[serials[at] == uids]] = True
         return table[code1], table[code2]
 
-    @cached_property
-    def friction(self) -> np.ndarray:
-        """ndarray, shape (n, 3): tangential part of each force."""
-        return tangential_part(self.forces, self.contacts.normal)
-
-    @cached_property
-    def magnitude(self) -> np.ndarray:
-        """ndarray, shape (n,): length of each force."""
-        return np.sqrt(np.einsum("ij,ij->i", self.forces, self.forces))
-
     def objects(self, objects: ObjectMap) -> tuple[np.ndarray, np.ndarray]:
-        """Object indices of ``o1`` and ``o2`` of each contact in the scene of ``objects``."""
+        """Object indices of ``o1`` and ``o2`` of each contact in the scene of ``objects``.
+
+        Contacts of that scene's query whose objects are all still there come with them;
+        others are looked up leaf by leaf.
+        """
         key = ("objects", id(objects))
         value = self._per_scene.get(key)
         if value is None:
-            value = (objects.indices(self.o1), objects.indices(self.o2))
+            value = _from_query(self.contacts, objects)
+            if value is None:
+                value = (objects.indices(self.o1), objects.indices(self.o2))
             self._per_scene[key] = value
         return value
 
-    def sides(self, objects: ObjectMap) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each contact seen from both sides, for accumulating per object.
+    def sides(
+        self, objects: ObjectMap, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The contacts at ``rows`` seen from both sides, for accumulating per object.
+
+        Parameters
+        ----------
+        objects : ObjectMap
+        rows : ndarray, shape (k,), int
+            The contacts wanted.
 
         Returns
         -------
-        obj, other : ndarray, shape (2n,), int
+        obj, other : ndarray, shape (2k,), int
             Object index of the side and of the other side: ``o1``'s objects then ``o2``'s.
-        packed : ndarray, shape (2n, 10)
+        packed : ndarray, shape (2k, 10)
             Per row: the force on ``obj`` from ``other`` (3), its tangential part (3), the
             contact position times the force magnitude (3) and the magnitude (1).
         """
-        key = ("sides", id(objects))
-        value = self._per_scene.get(key)
-        if value is None:
-            i1, i2 = self.objects(objects)
-            n = len(i1)
-            packed = np.empty((2 * n, 10))
-            packed[:n, 0:3] = self.forces
-            packed[n:, 0:3] = -self.forces
-            packed[:n, 3:6] = self.friction
-            packed[n:, 3:6] = -self.friction
-            magnitude = self.magnitude
-            weighted = self.contacts.pos * magnitude[:, None]
-            packed[:n, 6:9] = weighted
-            packed[n:, 6:9] = weighted
-            packed[:n, 9] = magnitude
-            packed[n:, 9] = magnitude
-            value = (np.concatenate([i1, i2]), np.concatenate([i2, i1]), packed)
-            self._per_scene[key] = value
-        return value
+        i1, i2 = self.objects(objects)
+        i1, i2 = i1[rows], i2[rows]
+        k = len(rows)
+        normal, pos = self.contacts._normals_and_positions(rows)
+        if self._magnitudes:
+            forces = -self._given[rows, None] * normal
+        else:
+            forces = self._given[rows]
+        magnitude = np.sqrt(np.einsum("ij,ij->i", forces, forces))
+        friction = tangential_part(forces, normal)
+        weighted = pos * magnitude[:, None]
+        packed = np.empty((2 * k, 10))
+        packed[:k, 0:3] = forces
+        packed[k:, 0:3] = -forces
+        packed[:k, 3:6] = friction
+        packed[k:, 3:6] = -friction
+        packed[:k, 6:9] = weighted
+        packed[k:, 6:9] = weighted
+        packed[:k, 9] = magnitude
+        packed[k:, 9] = magnitude
+        return np.concatenate([i1, i2]), np.concatenate([i2, i1]), packed
 
     def poses(self, objects: ObjectMap, indices: Any) -> np.ndarray:
-        """ndarray, shape (k, 4, 4), world frame: poses of the objects at ``indices`` now.
+        """ndarray, shape (k, 4, 4), world frame: poses of the objects at ``indices`` now."""
+        shapes = objects.shapes
+        if not len(indices):
+            return np.zeros((0, 4, 4))
+        return np.concatenate([shapes[i].world_T for i in indices]).reshape(-1, 4, 4)
 
-        Each object's pose is read once per step, however many sensors ask for it.
-        """
-        key = ("poses", id(objects))
-        cache: dict[int, np.ndarray] | None = self._per_scene.get(key)
-        if cache is None:
-            cache = self._per_scene[key] = {}
-        scene = objects.scene
-        names = objects.names
-        out = np.empty((len(indices), 4, 4))
-        for k, i in enumerate(indices):
-            pose = cache.get(i)
-            if pose is None:
-                pose = cache[i] = scene[names[i]].world_T
-            out[k] = pose
-        return out
+
+def _from_query(contacts: Contacts, objects: ObjectMap) -> tuple[np.ndarray, np.ndarray] | None:
+    """The object indices :meth:`StepData.objects` wants, as the scene's query gave them, or
+    None when ``contacts`` are not a query of that scene or its objects changed since."""
+    found = getattr(contacts, "_object_indices", None)
+    if found is None:
+        return None
+    answer = found(objects.scene)
+    if answer is None:
+        return None
+    names, first, second = answer
+    current = objects.names
+    if names is not current and names != current:
+        return None
+    return first, second
 
 
 def _object_array(items: tuple[Any, ...]) -> np.ndarray:

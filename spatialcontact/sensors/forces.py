@@ -79,10 +79,28 @@ def resolve_forces(contacts: Contacts, forces: ForceInput = None) -> tuple[np.nd
     SensorTypeError
         If ``contacts`` is not :class:`~spatialcontact.Contacts` or ``forces`` is not numeric.
     """
+    array, magnitudes, valid = check_forces(contacts, forces)
+    if magnitudes:
+        array = -array[:, None] * contacts.normal
+    return array, valid
+
+
+def check_forces(contacts: Contacts, forces: ForceInput) -> tuple[np.ndarray, bool, bool]:
+    """:func:`resolve_forces` without turning normal magnitudes into vectors.
+
+    Returns
+    -------
+    forces : ndarray, shape (n, 3), or (n,) when ``magnitudes``
+        The checked forces (zeros (n, 3) when ``forces`` is None).
+    magnitudes : bool
+        Whether they are normal magnitudes (the force on ``o1`` is ``-m * normal``).
+    valid : bool
+        False when ``forces`` is None.
+    """
     contacts = _check_contacts(contacts)
     n = len(contacts)
     if forces is None:
-        return np.zeros((n, 3)), False
+        return np.zeros((n, 3)), False, False
     if callable(forces):
         call: Callable[[Contacts], Any] = forces
         forces = call(contacts)
@@ -92,34 +110,56 @@ def resolve_forces(contacts: Contacts, forces: ForceInput = None) -> tuple[np.nd
             )
     array = numbers(forces, "forces", "numbers", type_error=SensorTypeError, error=SensorValueError)
     if n == 0 and array.size == 0:
-        return np.zeros((0, 3)), True
-    if array.shape == (n,):
-        array = -array[:, None] * contacts.normal
-    elif array.shape != (n, 3):
+        return np.zeros((0, 3)), False, True
+    if array.shape != (n,) and array.shape != (n, 3):
         raise SensorValueError(
             f"forces must have shape ({n}, 3) or ({n},) to match the {n} contacts, "
             f"got shape {array.shape}"
         )
     if not np.all(np.isfinite(array)):
         raise SensorValueError(f"forces must be finite, got {describe(forces)}")
-    return array, True
+    return array, array.shape == (n,), True
 
 
-def tangential_part(forces: np.ndarray, normals: np.ndarray) -> np.ndarray:
+def tangential_part(forces: Any, normals: Any) -> np.ndarray:
     """The part of each force perpendicular to its normal (the friction part).
 
     Parameters
     ----------
-    forces : ndarray, shape (n, 3)
-    normals : ndarray, shape (n, 3), unit vectors
+    forces : array_like, shape (n, 3)
+    normals : array_like, shape (n, 3), unit vectors
 
     Returns
     -------
     ndarray, shape (n, 3)
         ``f - (f . n) n`` row by row.
+
+    Raises
+    ------
+    SensorTypeError
+        ``forces`` or ``normals`` is not real numbers (strings, booleans, complex, ...).
+    SensorValueError
+        Either is not of shape (n, 3), their n differ, or a value is not finite.
     """
+    forces = _rows3(forces, "forces")
+    normals = _rows3(normals, "normals")
+    if len(forces) != len(normals):
+        raise SensorValueError(
+            f"forces and normals must have the same number of rows, got shapes "
+            f"{forces.shape} and {normals.shape}"
+        )
     along = np.einsum("ij,ij->i", forces, normals)
     return forces - along[:, None] * normals
+
+
+def _rows3(value: Any, name: str) -> np.ndarray:
+    """``value`` as a finite float (n, 3) array, or a sensor error naming ``name``."""
+    array = numbers(value, name, "real numbers", type_error=SensorTypeError, error=SensorValueError)
+    if array.ndim != 2 or array.shape[1] != 3:
+        raise SensorValueError(f"{name} must have shape (n, 3), got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise SensorValueError(f"{name} must be finite, got {describe(value)}")
+    return array
 
 
 def _occurrence(keys: np.ndarray) -> np.ndarray:

@@ -34,6 +34,7 @@ Differences from Newton, converted here and nowhere else:
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -183,6 +184,8 @@ class MatrixContactSensor:
         self._objects = ObjectMap(scene)
         self.forces_valid = False
         self.sensing_transforms = np.tile(np.eye(4), (len(rows), 1, 1))
+        self._poses_read: list[np.ndarray] = []
+        """The world poses read at the last update (shapes replace theirs when they move)."""
         self._zero()
 
     @property
@@ -237,6 +240,19 @@ class MatrixContactSensor:
         """
         self._update(StepData.build(contacts, forces), self._objects)
 
+    def _transforms(self, objects: ObjectMap) -> np.ndarray:
+        """The sensing objects' world poses now, (n_sensing, 4, 4), a new array; the last
+        update's values are copied when no sensing object was moved since."""
+        shapes = objects.shapes
+        poses = [shapes[i].world_T for i in self.sensing_indices]
+        last = self._poses_read
+        self._poses_read = poses
+        if len(last) == len(poses) and all(map(operator.is_, poses, last)):
+            return self.sensing_transforms.copy()
+        if not poses:
+            return np.zeros((0, 4, 4))
+        return np.concatenate(poses).reshape(-1, 4, 4)
+
     def _grow(self, n_objects: int) -> None:
         """Make room in the index tables for objects added to the scene since construction."""
         extra = n_objects - len(self._row_of)
@@ -249,7 +265,7 @@ class MatrixContactSensor:
     def _update(self, step: StepData, objects: ObjectMap) -> None:
         """Accumulate one step; ``objects`` may be shared by a hub's sensors."""
         names = objects.names
-        if names[: len(self._names)] != self._names:
+        if names is not self._names and names[: len(self._names)] != self._names:
             raise SensorValueError(
                 "objects were removed from the scene since the sensor was made, so its object "
                 f"indices are stale (names then: {describe(list(self._names))}); make a new "
@@ -258,12 +274,16 @@ class MatrixContactSensor:
         self._grow(len(names))
         n_rows = len(self.sensing_indices)
         self.forces_valid = step.valid
-        self.sensing_transforms = step.poses(objects, self.sensing_indices)
+        self.sensing_transforms = self._transforms(objects)
         if len(step) == 0 or not step.valid:
             self._zero()
             return
-        obj, other, packed = step.sides(objects)
-        rows = self._row_of[obj]
+        i1, i2 = step.objects(objects)
+        row_of = self._row_of
+        # Only the contacts of a sensing object count; the others are never read.
+        picked = np.flatnonzero((row_of[i1] >= 0) | (row_of[i2] >= 0))
+        obj, other, packed = step.sides(objects, picked)
+        rows = row_of[obj]
         hit = np.flatnonzero(rows >= 0)  # the sides that are sensing objects
         rows = rows[hit]
         if self.measure_total:

@@ -28,7 +28,9 @@ import numpy as np
 
 from .._base import leaves_of
 from .._validate import describe, numbers, text
+from ..color import parse_color
 from ..contact import Contact, ContactReport
+from ..errors import InvalidArgumentError, ShapeTypeError
 from ..shapes import CollisionShape
 from ._common import StepData, check_contact, check_time_step, holds
 from ._errors import PlottingUnavailableError, SensorTypeError, SensorValueError, real
@@ -91,7 +93,8 @@ class ObjectContactSensor:
     alpha : float
         Opacity of the drawing in [0, 1]. Default 0.9.
     color : str or tuple, optional
-        Any matplotlib colour. Default ``"tab:red"``.
+        A matplotlib colour name, or 3-4 numbers in [0, 1] (or [0, 255]) kept as an
+        ``(r, g, b, a)`` tuple. Default ``"tab:red"``.
     name : str, optional
         A label for the user.
     state : array_like, optional
@@ -380,8 +383,15 @@ class ObjectContactSensor:
         ------
         PlottingUnavailableError
             If matplotlib is not installed (an ``ImportError``).
+        SensorTypeError
+            If ``ax`` is not a matplotlib ``Axes``, or a style keyword is unknown or of the
+            wrong type.
         """
         require_matplotlib()
+        from matplotlib.axes import Axes
+
+        if not isinstance(ax, Axes):
+            raise SensorTypeError(f"ax must be a matplotlib Axes, got {describe(ax)}")
         unknown = sorted(set(kwargs) - set(_STYLE_KEYS))
         if unknown:
             raise SensorTypeError(
@@ -476,9 +486,29 @@ def _check_style(style: dict[str, Any]) -> dict[str, Any]:
         if not 0.0 <= value <= 1.0:
             raise SensorValueError(f"alpha must be in [0, 1], got {describe(out['alpha'])}")
         out["alpha"] = value
-    if "color" in out and not isinstance(out["color"], (str, tuple, list, np.ndarray)):
-        raise SensorTypeError(
-            f"color must be a matplotlib colour (a name or an RGB(A) tuple), "
-            f"got {describe(out['color'])}"
-        )
+    if "color" in out:
+        out["color"] = _check_color(out["color"])
     return out
+
+
+def _check_color(color: Any) -> Any:
+    """A colour name (checked when matplotlib is installed) as given, or 3-4 numbers as the
+    ``(r, g, b, a)`` tuple :func:`~spatialcontact.color.parse_color` makes of them."""
+    if not isinstance(color, (str, tuple, list, np.ndarray)):
+        raise SensorTypeError(
+            f"color must be a matplotlib colour (a name or an RGB(A) tuple), got {describe(color)}"
+        )
+    if isinstance(color, str):
+        try:
+            from matplotlib.colors import is_color_like
+        except ImportError:  # drawing needs matplotlib, and plot() says so
+            return color
+        if not is_color_like(color):
+            raise SensorValueError(f"color must be a matplotlib colour name, got {color!r}")
+        return color
+    try:
+        return parse_color(color, "color")
+    except ShapeTypeError as error:
+        raise SensorTypeError(str(error)) from None
+    except InvalidArgumentError as error:
+        raise SensorValueError(str(error)) from None

@@ -57,6 +57,8 @@ def _read(path: Path) -> Any:
             return yaml.safe_load(stream)
     except yaml.YAMLError as error:
         raise RobotModelError(f"sphere file {str(path)!r} is not valid YAML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise RobotModelError(f"sphere file {str(path)!r} is not UTF-8 text: {error}") from None
 
 
 def _section(document: Any, where: str) -> dict[str, Any]:
@@ -197,5 +199,10 @@ def save_curobo(model: SphereModel, path: Any) -> None:
         "self_collision_ignore": {k: list(v) for k, v in model.self_collision_ignore.items()},
         "self_collision_buffer": dict(model.self_collision_buffer),
     }
-    with open(file, "w", encoding="utf-8") as stream:
-        yaml.safe_dump(document, stream, sort_keys=False)
+    try:
+        with open(file, "w", encoding="utf-8") as stream:
+            yaml.safe_dump(document, stream, sort_keys=False)
+    except OSError as error:
+        raise RobotModelError(
+            f"sphere file {str(file)!r}: cannot write it ({error.strerror or error})"
+        ) from None

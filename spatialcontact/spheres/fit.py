@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import describe
+from .._validate import MAX_COORDINATE, MAX_SIZE, MIN_SIZE, describe, numbers
 from ..errors import InvalidArgumentError, RobotModelError
 from ..robot.urdf import RobotSpec
 from .geometry import LinkSurface, link_surfaces, split_triangles
@@ -41,9 +41,9 @@ _SEARCH_ROUNDS = 6
 
 
 def _array(value: Any, link: str, where: str) -> np.ndarray:
-    try:
-        out = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
+    try:  # refuses what numpy would convert silently: strings, booleans, complex numbers
+        out = numbers(value, "spheres", type_error=RobotModelError, error=RobotModelError)
+    except RobotModelError:
         raise RobotModelError(
             f"{where}: the spheres of link {link!r} must be numbers, got {describe(value)}"
         ) from None
@@ -58,6 +58,12 @@ def _array(value: Any, link: str, where: str) -> np.ndarray:
         bad = float(out[np.argmin(out[:, 3]), 3])
         raise RobotModelError(
             f"{where}: the spheres of link {link!r} must have radius > 0, got {bad!r}"
+        )
+    if not (np.abs(out) <= MAX_COORDINATE).all():
+        bad = float(out.flat[np.argmax(np.abs(out))])
+        raise RobotModelError(
+            f"{where}: the spheres of link {link!r} must lie within ±{MAX_COORDINATE:g} m "
+            f"(centres and radii), got {bad:g}"
         )
     out.flags.writeable = False
     return out
@@ -97,6 +103,16 @@ class SphereModel:
                 f"{self.source}: spheres must map link names to spheres, got "
                 f"{describe(self.spheres)}"
             )
+        for name, given in (
+            ("self_collision_ignore", self.self_collision_ignore),
+            ("self_collision_buffer", self.self_collision_buffer),
+        ):
+            if not isinstance(given, Mapping):
+                raise RobotModelError(
+                    f"{self.source}: {name} must map link names to values, got {describe(given)}"
+                )
+        if not isinstance(self.source, str):
+            raise RobotModelError(f"source must be a str, got {describe(self.source)}")
         checked = {}
         for link, rows in self.spheres.items():
             if not isinstance(link, str):
@@ -106,7 +122,7 @@ class SphereModel:
             checked[link] = _array(rows, link, self.source)
         ignore = {}
         for link, others in self.self_collision_ignore.items():
-            if isinstance(others, str) or not all(isinstance(o, str) for o in others):
+            if not isinstance(others, (list, tuple)) or not all(isinstance(o, str) for o in others):
                 raise RobotModelError(
                     f"{self.source}: self_collision_ignore of link {link!r} must be a list of "
                     f"link names, got {describe(others)}"
@@ -292,6 +308,10 @@ def _sizes(
         ):
             raise InvalidArgumentError(
                 f"max_radius must be a number of metres > 0, got {describe(max_radius)}"
+            )
+        if not MIN_SIZE <= max_radius <= MAX_SIZE:
+            raise InvalidArgumentError(
+                f"max_radius must lie in [{MIN_SIZE:g}, {MAX_SIZE:g}] m, got {describe(max_radius)}"
             )
         return None, float(max_radius)
     given = count if isinstance(count, Mapping) else dict.fromkeys(links, count)

@@ -8,8 +8,9 @@ builds them). This module imports numba: import it only when the kernel is used.
 The answers are codes per configuration or motion: :data:`FREE` (0), :data:`HIT` (1: some
 sphere touches another link's sphere or an obstacle; touching counts) and :data:`UNSURE` (2:
 no hit, but a sphere touches the bounding box of an obstacle the kernel has no test for, which
-Coal then decides). The tests are those of :mod:`spatialcontact.spheres.reference`, which
-computes the same answers in numpy.
+Coal then decides). Self-collision tests take the spheres at their self radii (the radii plus
+the links' ``self_collision_buffer``), obstacle tests at their radii. The tests are those of
+:mod:`spatialcontact.spheres.reference`, which computes the same answers in numpy.
 """
 
 from __future__ import annotations
@@ -221,17 +222,17 @@ def _spheres_apart(
 ) -> float:
     """The smallest gap between the spheres of links ``a`` and ``b``, exact when below
     ``cap`` (else ``cap``), and stopping once it is at most ``tolerance``. A sphere of ``a``
-    farther than ``cap`` from ``b``'s bounding sphere is skipped."""
+    farther than ``cap`` from ``b``'s bounding sphere is skipped. Self radii (column 5)."""
     g = cap
-    bx, by, bz, br = LC[b, 0], LC[b, 1], LC[b, 2], links[b, 3]
+    bx, by, bz, br = LC[b, 0], LC[b, 1], LC[b, 2], links[b, 5]
     for i in range(link_start[a], link_start[a + 1]):
-        x, y, z, r = C[i, 0], C[i, 1], C[i, 2], spheres[i, 3]
+        x, y, z, r = C[i, 0], C[i, 1], C[i, 2], spheres[i, 5]
         dx, dy, dz = x - bx, y - by, z - bz
         if math.sqrt(dx * dx + dy * dy + dz * dz) - r - br >= g:
             continue
         for j in range(link_start[b], link_start[b + 1]):
             dx, dy, dz = x - C[j, 0], y - C[j, 1], z - C[j, 2]
-            gap = math.sqrt(dx * dx + dy * dy + dz * dz) - r - spheres[j, 3]
+            gap = math.sqrt(dx * dx + dy * dy + dz * dz) - r - spheres[j, 5]
             if gap < g:
                 g = gap
                 if g <= tolerance:
@@ -270,7 +271,7 @@ def _check(
     for p in range(pairs.shape[0]):
         a, b = pairs[p, 0], pairs[p, 1]
         dx, dy, dz = LC[a, 0] - LC[b, 0], LC[a, 1] - LC[b, 1], LC[a, 2] - LC[b, 2]
-        if math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 3] - links[b, 3] > SLACK:
+        if math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 5] - links[b, 5] > SLACK:
             continue
         for link in (a, b):
             if not placed[link]:
@@ -332,6 +333,362 @@ def check_many(
     return out
 
 
+MAX_DEPTH = 60
+"""Halvings of a motion (``method="bound"``) after which a pair still not proved apart
+counts as a hit: only a motion that grazes something, with a tolerance far below the
+rounding of its gaps, gets there."""
+
+MAX_PIECES = 32
+"""The most pieces a motion is first cut into."""
+
+STACK = MAX_PIECES + 66
+"""Intervals a motion check keeps at once: the first pieces, and a path down from one of
+them (enough for any count of discrete steps an int64 holds, and for :data:`MAX_DEPTH`
+halvings)."""
+
+PIECE = 0.35
+"""Radians (or metres): a motion is first cut into pieces of at most this change in every
+joint value, each checked as a whole first (the middle of a longer piece proves too
+little to be worth checking)."""
+
+GROW = 1.0 + 1e-9
+"""The factor enlarging a bound on how much a gap can shrink, against rounding."""
+
+
+@njit(cache=True)
+def _axes(T: np.ndarray, axes: np.ndarray, dv: np.ndarray, AX: np.ndarray) -> None:
+    """Each moving joint's axis in the base frame, at the sample whose poses are ``T``, into
+    ``AX`` (bodies, 3)."""
+    for j in range(axes.shape[0]):
+        if dv[j] != 0.0:
+            AX[j, 0] = T[j, 0] * axes[j, 0] + T[j, 1] * axes[j, 1] + T[j, 2] * axes[j, 2]
+            AX[j, 1] = T[j, 3] * axes[j, 0] + T[j, 4] * axes[j, 1] + T[j, 5] * axes[j, 2]
+            AX[j, 2] = T[j, 6] * axes[j, 0] + T[j, 7] * axes[j, 1] + T[j, 8] * axes[j, 2]
+
+
+@njit(cache=True)
+def _speeds(
+    link: int,
+    T: np.ndarray,
+    LC: np.ndarray,
+    links: np.ndarray,
+    axes: np.ndarray,
+    AX: np.ndarray,
+    chain: np.ndarray,
+    dv: np.ndarray,
+    sdv: np.ndarray,
+    D: np.ndarray,
+    V: np.ndarray,
+) -> float:
+    """How fast link ``link``'s bounding sphere can move now, at the sample whose poses are
+    ``T`` (and axes ``AX``, from :func:`_axes`), per unit of the motion's parameter.
+
+    ``D[link, j]`` is joint ``j``'s change ``dv[j]`` times the sphere's farthest distance
+    from the joint's axis (1 for a prismatic joint); returns their sum. ``V[link]`` is the
+    speed itself, bounded at once: the centre's speed plus the link's turning rate times
+    the radius, from the joints' signed changes ``sdv``.
+    """
+    x, y, z = LC[link, 0], LC[link, 1], LC[link, 2]
+    r = max(links[link, 3], links[link, 5])  # the farther of its scene and self spheres
+    total = 0.0
+    vx = vy = vz = wx = wy = wz = 0.0
+    for j in range(axes.shape[0]):
+        D[link, j] = 0.0
+        if chain[link, j] == 0 or dv[j] == 0.0:
+            continue
+        ax, ay, az = AX[j, 0], AX[j, 1], AX[j, 2]
+        if axes[j, 3] != 0.0:  # prismatic: every point moves by the joint's change
+            D[link, j] = dv[j]
+            vx += sdv[j] * ax
+            vy += sdv[j] * ay
+            vz += sdv[j] * az
+        else:
+            px, py, pz = x - T[j, 9], y - T[j, 10], z - T[j, 11]
+            cx, cy, cz = ay * pz - az * py, az * px - ax * pz, ax * py - ay * px
+            D[link, j] = dv[j] * (math.sqrt(cx * cx + cy * cy + cz * cz) + r)
+            vx += sdv[j] * cx
+            vy += sdv[j] * cy
+            vz += sdv[j] * cz
+            wx += sdv[j] * ax
+            wy += sdv[j] * ay
+            wz += sdv[j] * az
+        total += D[link, j]
+    V[link] = math.sqrt(vx * vx + vy * vy + vz * vz) + r * math.sqrt(wx * wx + wy * wy + wz * wz)
+    return total
+
+
+@njit(cache=True)
+def _limit(A: float, B: float, A2: float, B2: float, h: float) -> float:
+    """A gap above this proves a pair apart within ``h`` either way, when its gap shrinks at
+    most at ``A + B s`` after a move of ``s``, and also at most at ``A2 + B2 s``."""
+    return GROW * min(A * h + 0.5 * B * h * h, A2 * h + 0.5 * B2 * h * h) + SLACK
+
+
+@njit(cache=True)
+def _skip(g: float, A: float, B: float) -> float:
+    """How far the motion's parameter can move (either way) before a gap ``g`` closes,
+    when the gap shrinks at most at ``A + B s`` after a move of ``s``: the root of
+    ``GROW (A s + B s^2 / 2) + SLACK = g``, less a part in 10^9."""
+    g = (g - SLACK) / GROW
+    if g <= 0.0:
+        return 0.0
+    if A <= 0.0 and B <= 0.0:
+        return math.inf
+    return (1.0 - 1e-9) * 2.0 * g / (A + math.sqrt(A * A + 2.0 * B * g))
+
+
+@njit(cache=True)
+def _motions(
+    Q0: np.ndarray,
+    Q1: np.ndarray,
+    resolution: float,
+    tolerance: float,
+    parent: np.ndarray,
+    mimic: np.ndarray,
+    joints: np.ndarray,
+    spheres: np.ndarray,
+    link_start: np.ndarray,
+    links: np.ndarray,
+    pairs: np.ndarray,
+    reach: np.ndarray,
+    chain: np.ndarray,
+    span: np.ndarray,
+    axes: np.ndarray,
+    kind: np.ndarray,
+    bound: np.ndarray,
+    data: np.ndarray,
+    cloud: np.ndarray,
+    grid: np.ndarray,
+    cells: np.ndarray,
+) -> np.ndarray:
+    """The code of each motion ``Q0[m] -> Q1[m]``: by halving (``resolution`` 0, see
+    :func:`motions_bound`) or over the steps of at most ``resolution`` (see
+    :func:`motions_discrete`, with ``tolerance`` 0).
+
+    A motion is a stack of intervals of its parameter, each with the pairs (two links, or a
+    link and an obstacle) not yet proved apart on it; the first are the pieces of ``[0, 1]``
+    (or of the steps ``0 ... n``) of at most :data:`PIECE` in every joint value, with every
+    pair. An interval is checked at its middle ``t`` (the middle
+    step), ``h`` from its ends. A pair's gap shrinks at most at ``A + B s`` after a move of
+    ``s`` either way (see :func:`motions_bound`), so a gap above ``A h + B h^2 / 2`` proves
+    the pair apart on the whole interval: the bounding spheres' gap is tried first, then
+    the pair's spheres are measured. A measured gap at most ``tolerance`` ends the motion
+    (HIT; UNSURE for an obstacle the kernel cannot test, whose pairs are then dropped).
+    Every pair left is proved apart within some ``r`` of ``t`` (its gap's root of the
+    bound); the pairs left are passed to the rest of the interval on either side, past the
+    smallest ``r`` (the steps farther than it from the middle one).
+    """
+    out = np.zeros(Q0.shape[0], dtype=np.int8)
+    n_links = links.shape[0]
+    n_bodies = parent.shape[0]
+    n_pairs = pairs.shape[0]
+    n_obstacles = kind.shape[0]
+    n_keys = n_pairs + n_links * n_obstacles
+    T = np.empty((n_bodies, 12))
+    L12 = np.empty(12)
+    C = np.empty((spheres.shape[0], 3))
+    LC = np.empty((n_links, 3))
+    placed = np.zeros(n_links, dtype=np.bool_)
+    timed = np.zeros(n_links, dtype=np.bool_)
+    D = np.zeros((n_links, n_bodies))
+    W = np.zeros((n_links, n_bodies))
+    AX = np.zeros((n_bodies, 3))
+    A_link = np.zeros(n_links)
+    B_link = np.zeros(n_links)
+    B_pair = np.zeros(n_pairs)
+    V_link = np.zeros(n_links)
+    P_link = np.zeros(n_links)
+    dof = Q0.shape[1]
+    q = np.empty(dof)
+    dv = np.zeros(n_bodies)
+    sdv = np.zeros(n_bodies)
+    key_link = np.empty(n_keys, dtype=np.int64)  # each key's links, or link and obstacle
+    key_other = np.empty(n_keys, dtype=np.int64)
+    between = np.zeros((n_pairs, n_bodies + 1), dtype=np.int64)  # joints moving b from a
+    for k in range(n_keys):
+        if k < n_pairs:
+            key_link[k], key_other[k] = pairs[k, 0], pairs[k, 1]
+            for j in range(n_bodies):
+                if chain[pairs[k, 0], j] != chain[pairs[k, 1], j]:
+                    between[k, 1 + between[k, 0]] = j
+                    between[k, 0] += 1
+        else:
+            key_link[k], key_other[k] = divmod(k - n_pairs, n_obstacles)
+    keys = np.empty((STACK + 1) * n_keys, dtype=np.int64)
+    lo = np.empty(STACK)
+    hi = np.empty(STACK)
+    level = np.empty(STACK, dtype=np.int64)
+    first = np.empty(STACK, dtype=np.int64)
+    count = np.empty(STACK, dtype=np.int64)
+    discrete = resolution > 0.0
+    for m in range(Q0.shape[0]):
+        largest = 0.0
+        for j in range(n_bodies - 1):
+            v = 0.0
+            for i in range(dof):
+                v += (Q1[m, i] - Q0[m, i]) * mimic[i, j]
+            dv[j + 1] = abs(v)
+            sdv[j + 1] = v
+            largest = max(largest, abs(v))
+        for link in range(n_links):  # how fast each distance to a joint's axis can grow
+            deeper = 0.0  # the speed the joints after j give the link, at most
+            total = 0.0
+            for j in range(n_bodies - 1, -1, -1):
+                W[link, j] = dv[j] * deeper * chain[link, j]
+                total += W[link, j]
+                deeper += reach[link, j] * dv[j] * chain[link, j]
+            B_link[link] = total
+            # How fast a point's speed can change: each joint's change times how fast its
+            # axis turns (the joints before it) times the point's distance from the joint's
+            # origin, twice, plus the point's speed from the joint on.
+            total = 0.0
+            before = 0.0
+            for j in range(n_bodies):
+                if chain[link, j] == 0:
+                    continue
+                if axes[j, 3] != 0.0:
+                    total += dv[j] * before
+                else:
+                    after = 0.0
+                    for i in range(j, n_bodies):
+                        after += reach[link, i] * dv[i] * chain[link, i]
+                    total += dv[j] * (2.0 * before * span[link, j] + after)
+                before += dv[j]
+            P_link[link] = total
+        for p in range(n_pairs):
+            a, b = pairs[p, 0], pairs[p, 1]
+            total = 0.0
+            for i in range(1, 1 + between[p, 0]):
+                total += W[a, between[p, i]] + W[b, between[p, i]]
+            B_pair[p] = total
+        steps = max(math.ceil(largest / resolution), 1) if discrete else 1
+        for k in range(n_keys):
+            keys[k] = k
+        # The first intervals: pieces of at most PIECE in every joint value, last on top.
+        pieces = min(max(math.ceil(largest / PIECE), 1), MAX_PIECES)
+        if discrete:
+            pieces = min(pieces, steps + 1)
+        top = 0
+        for piece in range(pieces - 1, -1, -1):
+            if discrete:
+                lo[top] = float(((steps + 1) * piece) // pieces)
+                hi[top] = float(((steps + 1) * (piece + 1)) // pieces - 1)
+            else:
+                lo[top], hi[top] = piece / pieces, (piece + 1) / pieces
+            level[top], first[top], count[top] = 0, 0, n_keys
+            top += 1
+        code = FREE
+        unsure = False
+        while top > 0:
+            top -= 1
+            t0, t1, depth, start, n = lo[top], hi[top], level[top], first[top], count[top]
+            s = (int(t0) + int(t1)) // 2
+            if discrete:
+                t = s / steps
+                h = max(s - t0, t1 - s) / steps
+            else:
+                t = 0.5 * (t0 + t1)
+                h = 0.5 * (t1 - t0)
+            for i in range(dof):
+                q[i] = Q0[m, i] + t * (Q1[m, i] - Q0[m, i])
+            _fk(q, parent, mimic, joints, T, L12)
+            _axes(T, axes, dv, AX)
+            _place(links, 0, n_links, T, LC)
+            for link in range(n_links):
+                placed[link] = False
+                timed[link] = False
+            kept = start + n  # the pairs left go after this interval's
+            end = kept
+            proved = math.inf  # every pair left is apart within this of t
+            for e in range(start, end):
+                k = keys[e]
+                a, o = key_link[k], key_other[k]
+                if k < n_pairs:
+                    b = o
+                    for link in (a, b):
+                        if not timed[link]:
+                            A_link[link] = _speeds(
+                                link, T, LC, links, axes, AX, chain, dv, sdv, D, V_link
+                            )
+                            timed[link] = True
+                    A = 0.0
+                    for i in range(1, 1 + between[k, 0]):
+                        A += D[a, between[k, i]] + D[b, between[k, i]]
+                    B = B_pair[k]
+                    A2, B2 = V_link[a] + V_link[b], P_link[a] + P_link[b]
+                    limit = _limit(A, B, A2, B2, h)
+                    dx, dy, dz = LC[a, 0] - LC[b, 0], LC[a, 1] - LC[b, 1], LC[a, 2] - LC[b, 2]
+                    g = math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 5] - links[b, 5]
+                    if g > limit:
+                        continue
+                    if not discrete and g + 2.0 * (links[a, 5] + links[b, 5]) < limit:
+                        keys[kept] = k  # no sphere's gap could prove the pair apart here
+                        kept += 1
+                        proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+                        continue
+                    for link in (a, b):
+                        if not placed[link]:
+                            _place(spheres, link_start[link], link_start[link + 1], T, C)
+                            placed[link] = True
+                    g = _spheres_apart(C, LC, spheres, links, link_start, a, b,
+                                       max(limit, 2.0 * tolerance), tolerance)  # fmt: skip
+                else:
+                    if unsure and kind[o] == _OTHER:
+                        continue
+                    if not timed[a]:
+                        A_link[a] = _speeds(a, T, LC, links, axes, AX, chain, dv, sdv, D, V_link)
+                        timed[a] = True
+                    A, B, A2, B2 = A_link[a], B_link[a], V_link[a], P_link[a]
+                    limit = _limit(A, B, A2, B2, h)
+                    g = _link_bound(kind, data, bound, o, LC[a, 0], LC[a, 1], LC[a, 2],
+                                    links[a, 3])  # fmt: skip
+                    if g > limit:
+                        continue
+                    if not discrete and g + 2.0 * links[a, 3] < limit:
+                        keys[kept] = k  # no sphere's gap could prove the pair apart here
+                        kept += 1
+                        proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+                        continue
+                    if not placed[a]:
+                        _place(spheres, link_start[a], link_start[a + 1], T, C)
+                        placed[a] = True
+                    g = max(limit, 2.0 * tolerance)  # gaps above it need not be exact
+                    for i in range(link_start[a], link_start[a + 1]):
+                        g = min(g, _gap(kind, data, o, cloud, grid, cells, C[i, 0], C[i, 1],
+                                        C[i, 2], spheres[i, 3], g))  # fmt: skip
+                        if g <= tolerance:
+                            break
+                if g <= tolerance:
+                    if k >= n_pairs and kind[o] == _OTHER:
+                        unsure = True
+                        continue
+                    code = HIT
+                    break
+                if g < limit:  # (a gap of limit or more is measured as limit)
+                    keys[kept] = k
+                    kept += 1
+                    proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+            if code == HIT:
+                break
+            if kept == end:
+                continue
+            if not discrete and depth == MAX_DEPTH:
+                code = HIT
+                break
+            if discrete:
+                near = math.floor(proved * steps)
+                halves = ((s + near + 1.0, t1), (t0, s - near - 1.0))
+            else:
+                halves = ((t + proved, t1), (t0, t - proved))
+            for a_lo, a_hi in halves:
+                if a_lo <= a_hi:
+                    lo[top], hi[top], level[top] = a_lo, a_hi, depth + 1
+                    first[top], count[top] = end, kept - end
+                    top += 1
+        out[m] = UNSURE if code == FREE and unsure else code
+    return out
+
+
 @njit(cache=True)
 def motions_discrete(
     Q0: np.ndarray,
@@ -344,6 +701,10 @@ def motions_discrete(
     link_start: np.ndarray,
     links: np.ndarray,
     pairs: np.ndarray,
+    reach: np.ndarray,
+    chain: np.ndarray,
+    span: np.ndarray,
+    axes: np.ndarray,
     kind: np.ndarray,
     bound: np.ndarray,
     data: np.ndarray,
@@ -352,88 +713,15 @@ def motions_discrete(
     cells: np.ndarray,
 ) -> np.ndarray:
     """The code of each motion ``Q0[m] -> Q1[m]`` checked at steps of at most
-    ``resolution`` in every joint value (both ends included): HIT at the first colliding
-    step, else UNSURE if a step was, else FREE."""
-    out = np.zeros(Q0.shape[0], dtype=np.int8)
-    T = np.empty((parent.shape[0], 12))
-    L = np.empty(12)
-    C = np.empty((spheres.shape[0], 3))
-    LC = np.empty((links.shape[0], 3))
-    placed = np.zeros(links.shape[0], dtype=np.bool_)
-    dof = Q0.shape[1]
-    q = np.empty(dof)
-    for m in range(Q0.shape[0]):
-        largest = 0.0
-        for j in range(mimic.shape[1]):
-            dv = 0.0
-            for i in range(dof):
-                dv += (Q1[m, i] - Q0[m, i]) * mimic[i, j]
-            largest = max(largest, abs(dv))
-        steps = max(math.ceil(largest / resolution), 1)
-        code = FREE
-        for s in range(steps + 1):
-            t = s / steps
-            for i in range(dof):
-                q[i] = Q0[m, i] + t * (Q1[m, i] - Q0[m, i])
-            c = _check(
-                q, parent, mimic, joints, spheres, link_start, links, pairs,
-                kind, bound, data, cloud, grid, cells, T, L, C, LC, placed,
-            )  # fmt: skip
-            if c == HIT:
-                code = HIT
-                break
-            if c == UNSURE:
-                code = UNSURE
-        out[m] = code
-    return out
+    ``resolution`` in every joint value (both ends included): HIT if a step is, else UNSURE
+    if a step is, else FREE; the answers of :func:`check_many` on the steps.
 
-
-@njit(cache=True)
-def _speeds(
-    link: int,
-    T: np.ndarray,
-    LC: np.ndarray,
-    links: np.ndarray,
-    axes: np.ndarray,
-    chain: np.ndarray,
-    dv: np.ndarray,
-    D: np.ndarray,
-) -> None:
-    """How fast link ``link``'s bounding sphere can move now, joint by joint, at the sample
-    whose poses are ``T``: ``D[link, j]`` is joint ``j``'s change ``dv[j]`` times the
-    sphere's farthest distance from the joint's axis (1 for a prismatic joint)."""
-    x, y, z, r = LC[link, 0], LC[link, 1], LC[link, 2], links[link, 3]
-    for j in range(axes.shape[0]):
-        D[link, j] = 0.0
-        if chain[link, j] == 0 or dv[j] == 0.0:
-            continue
-        if axes[j, 3] != 0.0:  # prismatic: every point moves by the joint's change
-            D[link, j] = dv[j]
-            continue
-        ax = T[j, 0] * axes[j, 0] + T[j, 1] * axes[j, 1] + T[j, 2] * axes[j, 2]
-        ay = T[j, 3] * axes[j, 0] + T[j, 4] * axes[j, 1] + T[j, 5] * axes[j, 2]
-        az = T[j, 6] * axes[j, 0] + T[j, 7] * axes[j, 1] + T[j, 8] * axes[j, 2]
-        px, py, pz = x - T[j, 9], y - T[j, 10], z - T[j, 11]
-        cx, cy, cz = py * az - pz * ay, pz * ax - px * az, px * ay - py * ax
-        D[link, j] = dv[j] * (math.sqrt(cx * cx + cy * cy + cz * cz) + r)
-
-
-@njit(cache=True)
-def _needed(A: float, B: float, t: float, tolerance: float) -> float:
-    """A gap that proves a pair apart from ``t`` past the end of the motion, at speeds
-    ``A + B s`` (see :func:`_skip`): larger gaps need not be measured exactly."""
-    rest = 1.0 - t
-    return 1.001 * (A * rest + 0.5 * B * rest * rest) + 2.0 * tolerance
-
-
-@njit(cache=True)
-def _skip(g: float, A: float, B: float) -> float:
-    """How far the motion's parameter can move before a gap ``g`` closes, when the gap
-    shrinks at most at ``A + B s`` per unit after a move of ``s``: the root of
-    ``A s + B s^2 / 2 = g``."""
-    if A <= 0.0 and B <= 0.0:
-        return math.inf
-    return 2.0 * g / (A + math.sqrt(A * A + 2.0 * B * g))
+    The steps are taken in halving order, and a pair whose gap at a step proves it apart
+    over a run of steps around it (see :func:`_motions`) is not tested on them."""
+    return _motions(
+        Q0, Q1, resolution, 0.0, parent, mimic, joints, spheres, link_start, links, pairs,
+        reach, chain, span, axes, kind, bound, data, cloud, grid, cells,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -450,6 +738,7 @@ def motions_bound(
     pairs: np.ndarray,
     reach: np.ndarray,
     chain: np.ndarray,
+    span: np.ndarray,
     axes: np.ndarray,
     kind: np.ndarray,
     bound: np.ndarray,
@@ -461,141 +750,24 @@ def motions_bound(
     """The code of each motion ``Q0[m] -> Q1[m]`` by safe skips (see the model's
     ``check_motions``).
 
-    Every pair (two links, or a link and an obstacle) is proved apart until some time. At a
-    sample ``t``, a pair with gap ``g`` whose gap shrinks at most at ``A + B s`` after a move
-    of ``s`` is apart until ``t + s`` with ``A s + B s^2 / 2 = g``: ``A`` sums, over the
-    joints that move one side relative to the other, each joint's change times the side's
-    farthest distance from the joint's axis now, and ``B`` bounds how fast that distance
-    grows (the deeper joints' changes times their reach). Each pair keeps the latest time it
-    is proved apart until (proofs from successive samples overlap, so their union holds).
-    At each sample every pair not yet proved to the end gets the bound of the links'
-    bounding spheres; then the pairs that would end the step soonest are measured sphere by
-    sphere, until the earliest time is one measured so. The check moves there. HIT when a
-    gap is at most ``tolerance`` (touching, or too close to prove), UNSURE when that gap is
-    to the box of an obstacle the kernel cannot test, FREE when every pair is proved apart
-    past ``t = 1``.
+    At a configuration on the motion, a pair (two links, or a link and an obstacle) with gap
+    ``g`` whose gap shrinks at most at ``A + B s`` after the motion's parameter moves by
+    ``s`` (either way) is apart while ``A s + B s^2 / 2 < g``: ``A`` sums, over the joints
+    that move one side relative to the other, each joint's change times the side's farthest
+    distance from the joint's axis there, and ``B`` bounds how fast that distance grows (the
+    deeper joints' changes times their reach). A second bound holds too, and the better of
+    the two is taken: ``A`` the speed of the link's bounding sphere there (its centre's
+    speed plus its turning rate times its radius; for two links, the sum of theirs) and
+    ``B`` a bound on how fast a point's speed can change anywhere on the motion (each
+    joint's change times twice the turning rate of its axis times the point's distance from
+    the joint, :attr:`~spatialcontact.spheres.packing.Robot.span`, plus the speed the joints
+    from it on give the point). The motion is split until every pair is proved apart on
+    every piece (see :func:`_motions`): FREE. HIT when a gap is at most
+    ``tolerance`` (touching, or too close to prove) or a pair is still unproved after
+    :data:`MAX_DEPTH` halvings; else UNSURE when a gap to the box of an obstacle the kernel
+    cannot test was.
     """
-    out = np.zeros(Q0.shape[0], dtype=np.int8)
-    n_links = links.shape[0]
-    n_bodies = parent.shape[0]
-    n_pairs = pairs.shape[0]
-    n_obstacles = kind.shape[0]
-    n_keys = n_pairs + n_links * n_obstacles
-    T = np.empty((n_bodies, 12))
-    L12 = np.empty(12)
-    C = np.empty((spheres.shape[0], 3))
-    LC = np.empty((n_links, 3))
-    placed = np.zeros(n_links, dtype=np.bool_)
-    timed = np.zeros(n_links, dtype=np.bool_)
-    D = np.zeros((n_links, n_bodies))
-    W = np.zeros((n_links, n_bodies))
-    dof = Q0.shape[1]
-    q = np.empty(dof)
-    dv = np.zeros(n_bodies)
-    until = np.empty(n_keys)
-    new = np.empty(n_keys)
-    speed = np.empty((n_keys, 2))
-    state = np.zeros(n_keys, dtype=np.int8)  # 0: proved to the end, 1: bounded, 2: measured
-    for m in range(Q0.shape[0]):
-        for j in range(n_bodies - 1):
-            v = 0.0
-            for i in range(dof):
-                v += (Q1[m, i] - Q0[m, i]) * mimic[i, j]
-            dv[j + 1] = abs(v)
-        for link in range(n_links):  # how fast each distance to a joint's axis can grow
-            deeper = 0.0  # the speed the joints after j give the link, at most
-            for j in range(n_bodies - 1, -1, -1):
-                W[link, j] = dv[j] * deeper * chain[link, j]
-                deeper += reach[link, j] * dv[j] * chain[link, j]
-        until[:] = 0.0
-        t = 0.0
-        code = FREE
-        while True:
-            for i in range(dof):
-                q[i] = Q0[m, i] + t * (Q1[m, i] - Q0[m, i])
-            _fk(q, parent, mimic, joints, T, L12)
-            _place(links, 0, n_links, T, LC)
-            for link in range(n_links):
-                placed[link] = False
-                timed[link] = False
-            # The bounds of the links' bounding spheres.
-            for k in range(n_keys):
-                if until[k] > 1.0:
-                    state[k] = 0
-                    continue
-                state[k] = 1
-                if k < n_pairs:
-                    a, b = pairs[k, 0], pairs[k, 1]
-                else:
-                    a, b = divmod(k - n_pairs, n_obstacles)
-                if not timed[a]:
-                    _speeds(a, T, LC, links, axes, chain, dv, D)
-                    timed[a] = True
-                A = 0.0
-                B = 0.0
-                if k < n_pairs:
-                    if not timed[b]:
-                        _speeds(b, T, LC, links, axes, chain, dv, D)
-                        timed[b] = True
-                    for j in range(n_bodies):
-                        if chain[a, j] != chain[b, j]:
-                            A += D[a, j] + D[b, j]
-                            B += W[a, j] + W[b, j]
-                    dx, dy, dz = LC[a, 0] - LC[b, 0], LC[a, 1] - LC[b, 1], LC[a, 2] - LC[b, 2]
-                    g = math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 3] - links[b, 3]
-                else:
-                    for j in range(n_bodies):
-                        A += D[a, j]
-                        B += W[a, j]
-                    g = _link_bound(kind, data, bound, b, LC[a, 0], LC[a, 1], LC[a, 2],
-                                    links[a, 3])  # fmt: skip
-                speed[k, 0] = A
-                speed[k, 1] = B
-                new[k] = until[k] if g <= tolerance else max(until[k], t + _skip(g, A, B))
-            # Measure, sphere by sphere, the pairs that would end the step soonest.
-            while True:
-                k = -1
-                soonest = math.inf
-                for i in range(n_keys):
-                    if state[i] != 0 and new[i] < soonest:
-                        soonest = new[i]
-                        k = i
-                if k < 0 or state[k] == 2 or soonest > 1.0:
-                    break
-                state[k] = 2
-                A, B = speed[k, 0], speed[k, 1]
-                needed = _needed(A, B, t, tolerance)
-                if k < n_pairs:
-                    a, b = pairs[k, 0], pairs[k, 1]
-                    for link in (a, b):
-                        if not placed[link]:
-                            _place(spheres, link_start[link], link_start[link + 1], T, C)
-                            placed[link] = True
-                    g = _spheres_apart(C, LC, spheres, links, link_start, a, b, needed,
-                                       tolerance)  # fmt: skip
-                else:
-                    a, b = divmod(k - n_pairs, n_obstacles)
-                    if not placed[a]:
-                        _place(spheres, link_start[a], link_start[a + 1], T, C)
-                        placed[a] = True
-                    g = needed
-                    for i in range(link_start[a], link_start[a + 1]):
-                        gap = _gap(kind, data, b, cloud, grid, cells, C[i, 0], C[i, 1],
-                                   C[i, 2], spheres[i, 3], g)  # fmt: skip
-                        g = min(g, gap)
-                if g <= tolerance:
-                    code = UNSURE if k >= n_pairs and kind[b] == _OTHER else HIT
-                    break
-                new[k] = max(until[k], t + _skip(g, A, B))
-            if code != FREE:
-                break
-            earliest = math.inf
-            for k in range(n_keys):
-                if state[k] != 0:
-                    until[k] = new[k]
-                earliest = min(earliest, until[k])
-            if earliest > 1.0:
-                break  # every pair apart past the end
-            t = earliest
-        out[m] = code
-    return out
+    return _motions(
+        Q0, Q1, 0.0, tolerance, parent, mimic, joints, spheres, link_start, links, pairs,
+        reach, chain, span, axes, kind, bound, data, cloud, grid, cells,
+    )  # fmt: skip

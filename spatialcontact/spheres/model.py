@@ -19,8 +19,10 @@ import numpy as np
 
 from .._validate import describe
 from ..errors import InvalidArgumentError, RobotModelError
-from ..robot.model import RobotModel
+from ..robot.culling import Spheres
+from ..robot.model import RobotDistance, RobotModel, _check_tolerance
 from ..robot.urdf import GeometrySpec, RobotSpec, SemanticSpec
+from ..shapes import CollisionShape, Sphere
 from .coverage import CoverageReport, prove
 from .fit import SphereModel, fit_spec
 from .geometry import link_surfaces
@@ -54,14 +56,19 @@ def _sphere_spec(spec: RobotSpec, model: SphereModel) -> RobotSpec:
                     f"{model.source}: self_collision_ignore names {name!r}, which robot "
                     f"{spec.name!r} does not have"
                 )
-    buffers = {k: v for k, v in model.self_collision_buffer.items() if v != 0.0}
-    if buffers:
-        raise RobotModelError(
-            f"{model.source}: self_collision_buffer {buffers} is not supported (the spheres "
-            "would differ between self and scene checks); give the sphere model with "
-            "dataclasses.replace(model, self_collision_buffer={}) or fold the buffers into "
-            "the radii"
-        )
+    for link, buffer in model.self_collision_buffer.items():
+        if link not in spec.links:
+            raise RobotModelError(
+                f"{model.source}: self_collision_buffer names {link!r}, which robot "
+                f"{spec.name!r} does not have"
+            )
+        rows = model.spheres.get(link)
+        if rows is not None and len(rows) and not (rows[:, 3] + buffer > 0).all():
+            raise RobotModelError(
+                f"{model.source}: self_collision_buffer[{link!r}] = {buffer!r} leaves a sphere "
+                f"of radius {float(rows[:, 3].min())!r} without volume (radius + buffer must "
+                "be > 0)"
+            )
     geometries = []
     for link in spec.links:
         for i, (x, y, z, r) in enumerate(model.spheres.get(link, np.zeros((0, 4))).tolist()):
@@ -85,6 +92,12 @@ class SphereRobotModel(RobotModel):
     configuration whose links touch (mesh answers) is never free here: the spheres hold each
     link's surface.
 
+    The model's ``self_collision_buffer`` (cuRobo's) grows (or, negative, shrinks) the
+    radii of a link's spheres in self-collision tests only, in every query: two links'
+    spheres touch when their centres are at most the sum of their grown radii apart, and
+    :meth:`distance` without a scene measures the grown spheres. Scene tests, and tests
+    between a link and an attached object, take the spheres as they are.
+
     Attributes
     ----------
     sphere_model : SphereModel
@@ -96,6 +109,7 @@ class SphereRobotModel(RobotModel):
         self._link_spec = spec
         self._packed: Robot | None = None
         self._packed_scene: tuple[Any, ...] | None = None
+        self._clouds: Literal["cells", "points"] = "cells"
         super().__init__(_sphere_spec(spec, model), semantic, "spheres")
 
     def _disabled_link_pairs(self) -> set[frozenset[str]]:
@@ -104,6 +118,107 @@ class SphereRobotModel(RobotModel):
     def _refresh_structure(self) -> None:
         super()._refresh_structure()
         self._packed = None
+        self._packed_scene = None
+        buffer = self.sphere_model.self_collision_buffer
+        grown = [
+            buffer.get(self._parts[e], 0.0) if e < self._link_parts else 0.0
+            for e in range(len(self._shapes))
+        ]
+        self._self_radius = self._radius + np.array(grown, dtype=float)
+        self._buffered = any(grown)
+        if self._buffered:  # the self pairs' culls reach the grown spheres
+            shapes: list[CollisionShape] = [
+                Sphere(float(self._self_radius[e])) if grow else shape
+                for e, (shape, grow) in enumerate(zip(self._shapes, grown, strict=True))
+            ]
+            self._spheres = Spheres(
+                shapes, self._body_list, self._T_body_element, self._pair_a, self._pair_b
+            )
+
+    def _self_hits(self, candidates: list[int], first: bool) -> list[int]:
+        """As for any robot, with two links' spheres at their self radii."""
+        if not self._buffered:
+            return super()._self_hits(candidates, first)
+        twin, pa, pb, links = self._twin, self._pair_a_list, self._pair_b_list, self._link_parts
+        radius = self._self_radius
+        hits = []
+        for k in candidates:
+            i, j = pa[k], pb[k]
+            if i < links and j < links:
+                gap = np.linalg.norm(self._centre(i) - self._centre(j)) - radius[i] - radius[j]
+                touching = bool(gap <= 0.0)
+            else:
+                touching = twin(i).iscollided(twin(j))
+            if touching:
+                hits.append(k)
+                if first:
+                    break
+        return hits
+
+    def _centre(self, e: int) -> np.ndarray:
+        """Sphere element ``e``'s centre in the world frame, placed by :meth:`_twin`."""
+        self._twin(e)
+        tf = self._twin_tf[e]
+        assert tf is not None
+        out: np.ndarray = np.asarray(tf.getTranslation(), dtype=float)
+        return out
+
+    def distance(self, q: Any, scene: Scene | None = None) -> RobotDistance:
+        """:meth:`RobotModel.distance <spatialcontact.robot.RobotModel.distance>`; without a
+        scene, two links' spheres are measured at their self radii (see the class notes)."""
+        if scene is not None or not self._buffered:
+            return super().distance(q, scene)
+        _, T_base_body, _ = self._configuration(q)
+        self._begin(T_base_body)
+        links, radius = self._link_parts, self._self_radius
+        best = RobotDistance(math.inf, None, None, None, None)
+        for i, j in zip(self._pair_a_list, self._pair_b_list, strict=True):
+            if i < links and j < links:
+                ci, cj = self._centre(i), self._centre(j)
+                between = float(np.linalg.norm(cj - ci))
+                d = between - radius[i] - radius[j]
+                if d < best.distance:
+                    u = (cj - ci) / between if between > 0 else np.array([1.0, 0.0, 0.0])
+                    best = RobotDistance(
+                        d, self._parts[i], self._parts[j], ci + radius[i] * u, cj - radius[j] * u
+                    )
+                continue
+            found, p1, p2 = self._twin(i).closest_point(self._twin(j), inf_dist=math.inf)
+            if found is None:
+                continue
+            grow = radius[i] - self._radius[i] if i < links else 0.0  # j is attached
+            d = float(found) - grow
+            if d < best.distance:
+                if grow:  # the witness point on the grown sphere
+                    centre = self._centre(i)
+                    u = np.asarray(p1) - centre
+                    p1 = centre + u * (radius[i] / max(float(np.linalg.norm(u)), 1e-300))
+                best = RobotDistance(d, self._parts[i], self._parts[j], p1, p2)
+        return best
+
+    @property
+    def clouds(self) -> Literal["cells", "points"]:
+        """How the kernel tests an :class:`~spatialcontact.OcTree` of a scene.
+
+        ``"cells"`` (the default): its occupied cells, solid boxes, as Coal does.
+        ``"points"``: the points it was built from, so a raw point cloud is tested as a set
+        of points (a sphere touching or holding a point collides) and the tree's resolution
+        only matters to Coal. Queries answered by Coal (:meth:`in_collision`, and
+        :meth:`check` and :meth:`check_motions` with attached objects or allowed scene
+        pairs) still test the cells, which hold the points.
+
+        Raises
+        ------
+        InvalidArgumentError
+            On setting anything else.
+        """
+        return self._clouds
+
+    @clouds.setter
+    def clouds(self, value: Literal["cells", "points"]) -> None:
+        if value not in ("cells", "points"):
+            raise InvalidArgumentError(f"clouds must be 'cells' or 'points', got {describe(value)}")
+        self._clouds = value
         self._packed_scene = None
 
     def __getstate__(self) -> dict[str, Any]:
@@ -130,7 +245,7 @@ class SphereRobotModel(RobotModel):
             or cached[1] != view.revision
             or cached[2] is not W
         ):
-            cached = (view, view.revision, W, pack_obstacles(view, W))
+            cached = (view, view.revision, W, pack_obstacles(view, W, self._clouds == "points"))
             self._packed_scene = cached
         packed: Obstacles = cached[3]
         return packed
@@ -169,13 +284,19 @@ class SphereRobotModel(RobotModel):
     ) -> np.ndarray:
         """:meth:`check_motions` (``method="bound"``) of checked motions, in the kernel."""
         if not self._kernel_ready():
+            if self._buffered:
+                raise RobotModelError(
+                    f"robot {self.name!r}: check_motions(method='bound') with attached objects or "
+                    "allowed scene pairs does not apply self_collision_buffer "
+                    f"{dict(self.sphere_model.self_collision_buffer)}: use method='discrete'"
+                )
             return super()._motion_rows(Q0, Q1, scene, tolerance)
         from . import kernel
 
         r, o = self._kernel_robot(), self._kernel_scene(scene)
         codes = kernel.motions_bound(
             np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), tolerance, r.parent, r.mimic,
-            r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.axes,
+            r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.span, r.axes,
             o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
         )  # fmt: skip
         out: np.ndarray = codes == kernel.FREE
@@ -201,14 +322,17 @@ class SphereRobotModel(RobotModel):
 
         ``method="bound"`` (the default) proves motions free with the safe-skip bound of
         :mod:`spatialcontact.robot.motion`, applied to the spheres: at a configuration on the
-        motion, two spheres (or a sphere and an obstacle) with gap ``g`` cannot touch before
-        the motion's parameter ``t`` has moved on by ``g / L``, where ``L`` bounds how fast
-        the gap can shrink (the sum over the joints that move one side relative to the other
-        of each joint's change times the largest distance from its axis to the link's
-        bounding sphere); the check moves on by the smallest such skip. A motion is free only
-        when the skips pass its end; it is called not free when a gap is at most
-        ``tolerance``. ``method="discrete"`` checks configurations at most ``resolution``
-        apart in every joint value, both ends included, and proves nothing between them.
+        motion, two spheres (or a sphere and an obstacle) with gap ``g`` cannot touch while
+        the motion's parameter ``t`` moves by less than about ``g / L``, either way, where
+        ``L`` bounds how fast the gap can shrink (the sum over the joints that move one side
+        relative to the other of each joint's change times the largest distance from its
+        axis to the link's bounding sphere). The kernel checks the motion's middle, then the
+        parts on either side that the pairs' proofs do not cover, each with only the pairs
+        not yet proved apart on it (see :func:`spatialcontact.spheres.kernel.motions_bound`).
+        A motion is free only when every pair is proved apart everywhere on it; it is called
+        not free when a gap is at most ``tolerance``. ``method="discrete"`` checks
+        configurations at most ``resolution`` apart in every joint value, both ends included
+        (the answers of :meth:`check` on them), and proves nothing between them.
 
         Motions that come within ``tolerance`` of an obstacle the kernel has no test for,
         and every motion of a robot with attached objects or allowed scene pairs, are checked
@@ -239,6 +363,9 @@ class SphereRobotModel(RobotModel):
             Bad ``Q0`` or ``Q1``, shapes that differ, a bad ``tolerance``, ``method`` or
             ``resolution``, or an executor, progress bar or chunk size with
             ``method="discrete"``.
+        RobotModelError
+            ``method="bound"`` for a robot with attached objects or allowed scene pairs whose
+            sphere model has a ``self_collision_buffer``.
         """
         if method not in ("bound", "discrete"):
             raise InvalidArgumentError(
@@ -258,6 +385,7 @@ class SphereRobotModel(RobotModel):
                 f"resolution must be a number in (0, 1] (radians or metres), got "
                 f"{describe(resolution)}"
             )
+        _check_tolerance(tolerance)  # unused by the discrete check, but still checked
         if executor is not None or progress or chunk_size is not None:
             raise InvalidArgumentError(
                 "executor, progress and chunk_size apply to method='bound' only, got "
@@ -285,8 +413,8 @@ class SphereRobotModel(RobotModel):
         r, o = self._kernel_robot(), self._kernel_scene(scene)
         codes = kernel.motions_discrete(
             np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), float(resolution), r.parent,
-            r.mimic, r.joints, r.spheres, r.link_start, r.links, r.pairs, o.kind, o.bound,
-            o.data, o.cloud, o.grid, o.cells,
+            r.mimic, r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.span,
+            r.axes, o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
         )  # fmt: skip
         out: np.ndarray = codes == kernel.FREE
         for m in np.flatnonzero(codes == kernel.UNSURE).tolist():
@@ -335,9 +463,9 @@ def cover(robot: RobotModel, model: Any, measure: Any = True) -> CoverageReport:
     """:meth:`RobotModel.spheres_cover <spatialcontact.robot.RobotModel.spheres_cover>`."""
     if not isinstance(model, SphereModel):
         raise InvalidArgumentError(f"model must be a SphereModel, got {describe(model)}")
-    if not isinstance(measure, bool):
+    if not isinstance(measure, (bool, np.bool_)):
         raise InvalidArgumentError(f"measure must be True or False, got {describe(measure)}")
-    return prove(link_surfaces(_link_spec(robot)), model, measure)
+    return prove(link_surfaces(_link_spec(robot)), model, bool(measure))
 
 
 def sphere_robot(spec: RobotSpec, semantic: SemanticSpec | None, spheres: Any) -> SphereRobotModel:

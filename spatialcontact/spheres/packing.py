@@ -58,12 +58,15 @@ class Robot:
         Per moving body: ``R_pj`` (9, row by row), ``R_pj K`` (9), ``R_pj K^2`` (9), ``t_pj``
         (3), the prismatic slide ``R_pj a`` (3). The body's pose in its parent's is
         ``R = R_pj + sin(v) R_pj K + (1 - cos(v)) R_pj K^2``, ``t = t_pj + v slide``.
-    spheres : ndarray, shape (S, 5)
-        ``[x, y, z, radius, body]`` in the body's frame, grouped by link.
+    spheres : ndarray, shape (S, 6)
+        ``[x, y, z, radius, body, self radius]`` in the body's frame, grouped by link: the
+        self radius (the radius plus the link's ``self_collision_buffer``) is the one
+        self-collision tests.
     link_start : ndarray of int64, shape (L + 1,)
         Link ``l``'s spheres are rows ``link_start[l]:link_start[l + 1]``.
-    links : ndarray, shape (L, 5)
-        Each link's bounding sphere ``[x, y, z, radius, body]``, body frame.
+    links : ndarray, shape (L, 6)
+        Each link's bounding sphere ``[x, y, z, radius, body, self radius]``, body frame
+        (the self radius bounds the spheres at their self radii).
     pairs : ndarray of int64, shape (P, 2)
         The link pairs self-collision checks.
     reach : ndarray, shape (L, bodies)
@@ -71,6 +74,9 @@ class Robot:
         :mod:`spatialcontact.robot.motion`; 0 off the link's chain).
     chain : ndarray of int64, shape (L, bodies)
         1 where body ``b``'s joint moves link ``l``.
+    span : ndarray, shape (L, bodies)
+        How far a point of each link's bounding sphere can be from the origin of each
+        body's joint, in any configuration (0 off the link's chain).
     axes : ndarray, shape (bodies, 4)
         Each body's joint axis in its frame and 1 for a prismatic joint: ``[x, y, z, p]``.
     """
@@ -84,6 +90,7 @@ class Robot:
     pairs: np.ndarray
     reach: np.ndarray
     chain: np.ndarray
+    span: np.ndarray
     axes: np.ndarray
 
 
@@ -109,7 +116,8 @@ class Obstacles:
         Each cloud's grid: cell ``(i, j, k)``'s items are ``cells[start + grid[g]:start +
         grid[g + 1]]`` with ``g = (i * ny + j) * nz + k`` offset by the cloud's first entry.
     cells : ndarray, shape (C, 4)
-        ``[x, y, z, half side]`` in the cloud's frame (an octree's occupied cells).
+        ``[x, y, z, half side]`` in the cloud's frame (an octree's occupied cells, or its
+        points with half side 0).
     """
 
     kind: np.ndarray
@@ -157,20 +165,22 @@ def pack_robot(robot: SphereRobotModel) -> Robot:
     radius = np.array([s.radius for s in balls], dtype=float)
     centre = robot._T_body_element[:, :3, 3]
     body = robot._element_body.astype(float)
-    spheres = np.column_stack([centre, radius, body])
     parts = robot._parts
+    buffer = robot.sphere_model.self_collision_buffer
+    inflated = radius + np.array([buffer.get(p, 0.0) for p in parts], dtype=float)
+    spheres = np.column_stack([centre, radius, body, inflated])
     link_names = list(dict.fromkeys(parts))
     index = {name: i for i, name in enumerate(link_names)}
     start = np.zeros(len(link_names) + 1, dtype=np.int64)
     for p in parts:
         start[index[p] + 1] += 1
     start = np.cumsum(start)
-    links = np.zeros((len(link_names), 5))
+    links = np.zeros((len(link_names), 6))
     for l in range(len(link_names)):  # noqa: E741 - l is the link index throughout
         rows = spheres[start[l] : start[l + 1]]
         middle = 0.5 * (rows[:, :3].min(axis=0) + rows[:, :3].max(axis=0))
-        r = float((np.linalg.norm(rows[:, :3] - middle, axis=1) + rows[:, 3]).max())
-        links[l] = [*middle, r, rows[0, 4]]
+        far = np.linalg.norm(rows[:, :3] - middle, axis=1)
+        links[l] = [*middle, (far + rows[:, 3]).max(), rows[0, 4], (far + rows[:, 5]).max()]
     pairs = np.array(
         list(
             dict.fromkeys(
@@ -180,7 +190,9 @@ def pack_robot(robot: SphereRobotModel) -> Robot:
         ),
         dtype=np.int64,
     ).reshape(-1, 2)
-    reach, chain = _reach(kin, links[:, 4].astype(np.intp), links[:, :3], links[:, 3])
+    outer = np.maximum(links[:, 3], links[:, 5])  # the farthest either test reaches
+    reach, chain = _reach(kin, links[:, 4].astype(np.intp), links[:, :3], outer)
+    span = _span(kin, links[:, 4].astype(np.intp), links[:, :3], outer)
     return Robot(
         parent=kin.parent.astype(np.int64),
         mimic=mimic,
@@ -191,8 +203,30 @@ def pack_robot(robot: SphereRobotModel) -> Robot:
         pairs=pairs,
         reach=np.ascontiguousarray(reach, dtype=float),
         chain=np.ascontiguousarray(chain, dtype=np.int64),
+        span=span,
         axes=np.column_stack([kin.axis, kin.prismatic.astype(float)]),
     )
+
+
+def _span(kin: Kinematics, body: np.ndarray, centre: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """How far a point of each sphere (``centre`` in body ``body``'s frame, ``radius``) can be
+    from each joint's origin up its chain, in any configuration: the lengths of the bodies'
+    offsets between them (the longest within the joint limits) and the sphere's reach."""
+    n = kin.n_bodies
+    length = np.zeros(n)
+    for b in range(1, n):
+        t = kin.T_parent_joint[b, :3, 3]
+        slide = kin.T_parent_joint[b, :3, :3] @ kin.axis[b] if kin.prismatic[b] else 0.0
+        length[b] = max(np.linalg.norm(t + v * slide) for v in kin.value_range[b])
+    out = np.zeros((len(body), n))
+    for p, (k, c, r) in enumerate(zip(body.tolist(), centre, radius.tolist(), strict=True)):
+        between = float(np.linalg.norm(c)) + r
+        b = k
+        while b > 0:  # joint b's origin is body b's; the offsets below it lead to the sphere
+            out[p, b] = between
+            between += length[b]
+            b = int(kin.parent[b])
+    return out
 
 
 def _box_row(T: np.ndarray, centre: np.ndarray, half: np.ndarray) -> list[float]:
@@ -215,9 +249,10 @@ def _cloud_grid(cells: np.ndarray) -> tuple[np.ndarray, list[float], list[int], 
     return cells[order], [*low, step], sizes.tolist(), grid
 
 
-def pack_obstacles(view: SceneView, T_world_base: np.ndarray) -> Obstacles:
+def pack_obstacles(view: SceneView, T_world_base: np.ndarray, points: bool = False) -> Obstacles:
     """The kernel's arrays for a scene view's leaves, in the base frame of a robot at
-    ``T_world_base``."""
+    ``T_world_base``; an :class:`~spatialcontact.OcTree` is its occupied cells, or with
+    ``points`` the points it was built from (cells of side 0)."""
     T_base_world = np.linalg.inv(T_world_base)
     kinds: list[int] = []
     bounds: list[list[float]] = []
@@ -262,8 +297,11 @@ def pack_obstacles(view: SceneView, T_world_base: np.ndarray) -> Obstacles:
             n = T[:3, :3] @ leaf.normal
             kind, row, bound = HALFSPACE, [*n, leaf.offset + float(n @ p)], [*p, math.inf]
         elif isinstance(leaf, OcTree):
-            c = leaf.cells
-            cloud(T, np.column_stack([c[:, :3], 0.5 * c[:, 3]]))
+            if points:
+                cloud(T, np.column_stack([leaf.points, np.zeros(len(leaf.points))]))
+            else:
+                c = leaf.cells
+                cloud(T, np.column_stack([c[:, :3], 0.5 * c[:, 3]]))
             continue
         else:
             kind = OTHER

@@ -87,17 +87,19 @@ def _gaps(obstacles: Obstacles, o: int, C: np.ndarray, r: np.ndarray) -> np.ndar
 
 def check_many(robot: Robot, obstacles: Obstacles, Q: np.ndarray) -> np.ndarray:
     """The kernel's code (int8, N) of every configuration of ``Q`` (N, dof): 1 when a sphere
-    touches a sphere of a link it is checked against or an obstacle, else 2 when one touches
-    the box of an obstacle the kernel cannot test, else 0."""
+    touches a sphere of a link it is checked against (both at their self radii) or an
+    obstacle, else 2 when one touches the box of an obstacle the kernel cannot test, else
+    0."""
     C = sphere_centres(robot, Q)
     r = robot.spheres[:, 3]
     start = robot.link_start
     hit = np.zeros(len(Q), dtype=bool)
+    inflated = robot.spheres[:, 5]  # self-collision's radii
     for a, b in robot.pairs.tolist():
         A = C[:, start[a] : start[a + 1], None]
         B = C[:, None, start[b] : start[b + 1]]
         gaps = np.sqrt(((A - B) ** 2).sum(-1))
-        gaps -= r[start[a] : start[a + 1], None] + r[None, start[b] : start[b + 1]]
+        gaps -= inflated[start[a] : start[a + 1], None] + inflated[None, start[b] : start[b + 1]]
         hit |= (gaps <= 0.0).any(axis=(1, 2))
     unsure = np.zeros(len(Q), dtype=bool)
     for o in range(len(obstacles.kind)):
