@@ -3,7 +3,8 @@
 The contract: shapes, groups and scenes may be shared between threads, and concurrent queries
 never crash and give the answers one thread gives; moving a shape while another thread queries
 it is a race whose query sees the old pose or the new one (for a group, each leaf's old or new
-one); a robot is not shared, each thread gets its own copy. Each threaded scenario runs in a
+one); a robot may be shared too (its queries take turns) or copied per thread. Each threaded
+scenario runs in a
 child process, so that a crash (a segfault) fails its test instead of killing pytest; the child
 prints ``ok`` or the first wrong answers. Processes: the batch functions on a
 ``ProcessPoolExecutor`` give the serial answers, for every leaf type.
@@ -320,11 +321,16 @@ run(work)
 report()
 """
 
+SHARED_ROBOT = ROBOTS.replace(
+    "robots = [copy.deepcopy(panda) for _ in range(THREADS)]", "robots = [panda] * THREADS"
+).replace("# A robot per thread (copy.deepcopy of one)", "# One robot shared by every thread")
+
 SCENARIOS = {
     "shared-shapes": SHARED_SHAPES,
     "shared-groups-and-scene": SHARED_GROUPS_AND_SCENE,
     "moving-while-querying": MOVING,
     "a-robot-per-thread": ROBOTS,
+    "a-shared-robot": SHARED_ROBOT,
 }
 
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import copy
+import functools
 import math
+import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 
 import numpy as np
 
@@ -200,6 +202,21 @@ class _Obstacles:
         return self._by_world
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _exclusive(method: _Method) -> _Method:
+    """Run a query of a robot with its lock held: the queries move the robot's private copies
+    of its shapes, so two threads sharing a robot take turns (each answers as alone)."""
+
+    @functools.wraps(method)
+    def run(self: RobotModel, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return cast("_Method", run)
+
+
 def _listing(names: Iterable[str]) -> str:
     shown = list(names)
     text = ", ".join(repr(n) for n in shown[:20])
@@ -301,6 +318,8 @@ class RobotModel:
         self._attachments: dict[str, Attachment] = {}
         self._disabled = self._disabled_link_pairs()
         self._views: weakref.WeakKeyDictionary[Any, SceneView] = weakref.WeakKeyDictionary()
+        self._lock = threading.RLock()
+        """Held by every query (see :func:`_exclusive`)."""
         self._twin_cache: dict[int, tuple[CollisionShape, int, CollisionShape]] = {}
         self._scene_allowed: set[tuple[str, str]] = set()
         self._allowed_revision = 0
@@ -661,6 +680,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- kinematics
 
+    @_exclusive
     def fk(self, q: Any) -> dict[str, np.ndarray]:
         """Forward kinematics: every link's pose in the world frame.
 
@@ -677,6 +697,7 @@ class RobotModel:
         T_world_link = self._link_poses(self._kin.body_poses_many(q_checked))[0]
         return dict(zip(self._kin.link_names, T_world_link, strict=True))
 
+    @_exclusive
     def fk_many(self, Q: Any) -> np.ndarray:
         """Forward kinematics of many configurations at once.
 
@@ -732,6 +753,7 @@ class RobotModel:
         upper = np.where(np.isfinite(self._kin.upper), self._kin.upper, math.pi)
         return generator.uniform(lower, upper, size=(n, self.dof))
 
+    @_exclusive
     def set_q(self, q: Any) -> None:
         """Place :attr:`group` (every link and attached object) at configuration ``q``.
 
@@ -954,6 +976,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- queries
 
+    @_exclusive
     def self_collision(self, q: Any) -> bool:
         """Whether configuration ``q`` is in self-collision (see the class notes for the
         pairs checked).
@@ -975,6 +998,7 @@ class RobotModel:
         """
         return self.in_collision(q)
 
+    @_exclusive
     def in_collision(self, q: Any, scene: Scene | None = None) -> bool:
         """Whether configuration ``q`` is in self-collision or touches an object of ``scene``.
 
@@ -1006,6 +1030,7 @@ class RobotModel:
             return False
         return bool(self._self_hits(own, True) or self._scene_hits(other, view, True))
 
+    @_exclusive
     def colliding_pairs(self, q: Any, scene: Scene | None = None) -> list[tuple[str, str]]:
         """Every colliding pair at configuration ``q``.
 
@@ -1036,6 +1061,7 @@ class RobotModel:
                 found[(self._parts[k // count], view.owners[k % count])] = None
         return list(found)
 
+    @_exclusive
     def distance(self, q: Any, scene: Scene | None = None) -> RobotDistance:
         """The nearest pair at configuration ``q``: to the scene, or between links.
 
@@ -1080,6 +1106,7 @@ class RobotModel:
                 best = RobotDistance(float(found), self._parts[i], names[j], p1, p2)
         return best
 
+    @_exclusive
     def check(
         self,
         Q: Any,
@@ -1159,6 +1186,7 @@ class RobotModel:
         )
         return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
+    @_exclusive
     def in_collision_many(
         self,
         Q: Any,
@@ -1301,6 +1329,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- attached objects
 
+    @_exclusive
     def attach(
         self,
         shape: CollisionShape,
@@ -1394,6 +1423,7 @@ class RobotModel:
         self.set_q(self._q)
         return label
 
+    @_exclusive
     def detach(self, name: str) -> CollisionShape:
         """Detach an attached object; it stays where it is in the world.
 
@@ -1437,6 +1467,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- allowed scene pairs
 
+    @_exclusive
     def allow(self, part: str, obstacle: str) -> None:
         """Skip the pair of a link (or attached object) and a scene object in scene checks.
 
@@ -1465,6 +1496,7 @@ class RobotModel:
             self._scene_allowed.add((part, obstacle))
             self._allowed_revision += 1
 
+    @_exclusive
     def disallow(self, part: str, obstacle: str) -> None:
         """Check the pair of ``part`` and scene object ``obstacle`` again (undo :meth:`allow`;
         nothing happens when it was not allowed).
@@ -1497,6 +1529,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- motions
 
+    @_exclusive
     def check_motion(
         self, q0: Any, q1: Any, scene: Scene | None = None, *, tolerance: float = 1e-3
     ) -> bool:
@@ -1528,6 +1561,7 @@ class RobotModel:
             check_scene(scene)
         return bool(self._motion_rows(Q0, Q1, scene, tol)[0])
 
+    @_exclusive
     def check_motions(
         self,
         Q0: Any,
@@ -1600,6 +1634,7 @@ class RobotModel:
 
     # ---------------------------------------------------------------- sphere models
 
+    @_exclusive
     def spheres(self, count: Any = None, *, max_radius: Any = None) -> SphereModel:
         """Covering spheres fitted to each link's collision geometry (the URDF's meshes and
         primitives, also for a sphere-model robot); see :mod:`spatialcontact.spheres`.
@@ -1628,6 +1663,7 @@ class RobotModel:
 
         return fit(self, count, max_radius)
 
+    @_exclusive
     def spheres_cover(self, model: SphereModel, *, measure: bool = True) -> CoverageReport:
         """Whether ``model``'s spheres hold each link's collision surface, and how loosely.
 
@@ -1659,6 +1695,7 @@ class RobotModel:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         for key in (
+            "_lock",
             "_views",
             "_motion_model",
             "_own",
@@ -1676,6 +1713,7 @@ class RobotModel:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._lock = threading.RLock()
         self._views = weakref.WeakKeyDictionary()
         self._twin_cache = {}
         self._refresh_structure()

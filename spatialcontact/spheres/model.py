@@ -20,7 +20,7 @@ import numpy as np
 from .._validate import describe
 from ..errors import InvalidArgumentError, RobotModelError
 from ..robot.culling import Spheres
-from ..robot.model import RobotDistance, RobotModel, _check_tolerance
+from ..robot.model import RobotDistance, RobotModel, _check_tolerance, _exclusive
 from ..robot.urdf import GeometrySpec, RobotSpec, SemanticSpec
 from ..shapes import CollisionShape, Sphere
 from .coverage import CoverageReport, prove
@@ -163,6 +163,7 @@ class SphereRobotModel(RobotModel):
         out: np.ndarray = np.asarray(tf.getTranslation(), dtype=float)
         return out
 
+    @_exclusive
     def distance(self, q: Any, scene: Scene | None = None) -> RobotDistance:
         """:meth:`RobotModel.distance <spatialcontact.robot.RobotModel.distance>`; without a
         scene, two links' spheres are measured at their self radii (see the class notes)."""
@@ -305,6 +306,7 @@ class SphereRobotModel(RobotModel):
             out[unsure] = super()._motion_rows(Q0[unsure], Q1[unsure], scene, tolerance)
         return out
 
+    @_exclusive
     def check_motions(
         self,
         Q0: Any,
@@ -423,6 +425,7 @@ class SphereRobotModel(RobotModel):
 
     # ------------------------------------------------------------------ spheres
 
+    @_exclusive
     def spheres_cover(
         self, model: SphereModel | None = None, *, measure: bool = True
     ) -> CoverageReport:
