@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 import spatialcontact as sc
+from spatialcontact.robot import RobotModel
 
 settings.register_profile(
     "default",
@@ -159,6 +160,13 @@ def near(
     d, p1, p2 = a.closest_point(b, inf_dist)
     assert d is not None and p1 is not None and p2 is not None, "pair beyond inf_dist"
     return d, p1, p2
+
+
+@pytest.fixture(scope="module")
+def panda() -> RobotModel:
+    """The shipped Panda with its SRDF, made once per test module."""
+    folder = sc.meshes.path("panda")
+    return RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import trans
 
 from spatialcontact import CollisionShapeGroup, Cuboid, HalfSpace, Scene, Sphere, meshes
 from spatialcontact.errors import InvalidArgumentError, InvalidShapeError, ShapeTypeError
@@ -17,18 +18,6 @@ from spatialcontact.robot import RobotModel, RobotModelError
 
 FOLDED = np.array([0.0, 0.5, 0.0, -3.0, 0.0, 0.3, 0.785, 0.02])
 """Elbow folded shut: the hand comes down onto the base links."""
-
-
-def trans(x: float, y: float, z: float) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, 3] = (x, y, z)
-    return T
-
-
-@pytest.fixture(scope="module")
-def panda() -> RobotModel:
-    folder = meshes.path("panda")
-    return RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
 
 
 @pytest.fixture

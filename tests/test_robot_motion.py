@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import trans
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,18 +15,6 @@ from spatialcontact.robot import RobotModel
 
 FINE = 0.005
 """Radians: the largest joint step of the discretisation the motion checks are held to."""
-
-
-def trans(x: float, y: float, z: float) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, 3] = (x, y, z)
-    return T
-
-
-@pytest.fixture(scope="module")
-def panda() -> RobotModel:
-    folder = meshes.path("panda")
-    return RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
 
 
 @pytest.fixture(scope="module")

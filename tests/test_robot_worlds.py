@@ -12,24 +12,13 @@ import pickle
 
 import numpy as np
 import pytest
+from conftest import trans
 
-from spatialcontact import CollisionShapeGroup, Cuboid, Scene, Sphere, meshes
+from spatialcontact import CollisionShapeGroup, Cuboid, Scene, Sphere
 from spatialcontact.errors import InvalidArgumentError, ShapeTypeError
 from spatialcontact.robot import RobotModel
 
 READY = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785, 0.02])
-
-
-def trans(x: float, y: float, z: float) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, 3] = (x, y, z)
-    return T
-
-
-@pytest.fixture(scope="module")
-def panda() -> RobotModel:
-    folder = meshes.path("panda")
-    return RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
 
 
 def layered(seed: int, worlds: int) -> Scene:
