@@ -1,7 +1,9 @@
 """Batch queries: one shape at many poses, against a Python loop of raw Coal calls.
 
 Run ``python benchmarks/bench_batch.py`` (a few minutes) or add ``--quick`` (under a minute,
-rough figures, fewer poses); ``--json PATH`` also writes every figure to PATH. It prints, as
+rough figures, fewer poses); ``--json PATH`` also writes every figure to PATH; ``--only
+SECTION`` (``fast``, ``coal`` or ``executors``, repeatable) runs only those sections, the
+targets of the others reading n/a. It prints, as
 Markdown tables, microseconds per pose (medians of the timings of whole batches) of
 
 1. the closed-form paths on 100,000 random poses (random rotations, translations in a 1.2 m
@@ -35,6 +37,7 @@ executor's with the serial one. The machine is usually shared: the timings are t
 
 from __future__ import annotations
 
+import argparse
 import concurrent.futures
 import statistics
 import sys
@@ -472,7 +475,20 @@ def executor_rows(
 # ------------------------------------------------------------------------------- main
 
 
+SECTIONS = ("fast", "coal", "executors")
+"""The sections of the run, in order: closed-form paths, Coal path, executors."""
+
+
+def sections(argv: Sequence[str] | None) -> tuple[set[str], list[str]]:
+    """The sections ``--only`` asks for (all without it) and the other arguments."""
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--only", action="append", choices=SECTIONS, default=None)
+    args, rest = parser.parse_known_args(sys.argv[1:] if argv is None else list(argv))
+    return set(args.only or SECTIONS), rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    chosen, argv = sections(argv)
     settings = parse_settings(__doc__.splitlines()[0], argv, repeat=7, min_time=0.001)
     n_fast = 20_000 if settings.quick else 100_000
     n_mesh = 20_000 if settings.quick else 100_000
@@ -501,94 +517,99 @@ def main(argv: Sequence[str] | None = None) -> int:
         random_poses(rng, n_mesh, 0.5),
         300 if settings.quick else 5_000,
     )
-    raws = {case.name: RawLoop(case.a, case.b) for case in [*fast, mesh]}
+    checked = (fast if "fast" in chosen else []) + ([mesh] if chosen - {"fast"} else [])
+    raws = {case.name: RawLoop(case.a, case.b) for case in checked}
     report: list[str] = []
-    for case in [*fast, mesh]:
+    for case in checked:
         check(case, raws[case.name], report)
     print()
     for line in report:
         print(f"- {line}")
 
     headers = ["case", "poses", "raw Coal loop µs/pose", "batch µs/pose", "speed-up"]
-    print("\n## Closed-form paths\n")
-    rows: list[list[str]] = []
     fast_speedups: dict[str, float] = {}
-    for case in fast:
-        for query in ("iscollided", "distance"):
-            found, speedups = compare(settings, figures, case, raws[case.name], query, repeat)
-            rows.extend(found)
-            fast_speedups[f"{case.name} {query}"] = speedups["poses"]
-            fast_speedups[f"{case.name} {query}, translations"] = speedups["translations"]
-            fast_speedups[f"{case.name} {query}, trusted"] = speedups["trusted"]
-    print(table(headers, rows))
-    print(
-        "\nbox/capsule: a closed yes/no (the segment's distance to the box); its distance is "
-        "Coal's (GJK), so `distance` runs the Coal path."
-    )
+    if "fast" in chosen:
+        print("\n## Closed-form paths\n")
+        rows: list[list[str]] = []
+        for case in fast:
+            for query in ("iscollided", "distance"):
+                found, speedups = compare(settings, figures, case, raws[case.name], query, repeat)
+                rows.extend(found)
+                fast_speedups[f"{case.name} {query}"] = speedups["poses"]
+                fast_speedups[f"{case.name} {query}, translations"] = speedups["translations"]
+                fast_speedups[f"{case.name} {query}, trusted"] = speedups["trusted"]
+        print(table(headers, rows))
+        print(
+            "\nbox/capsule: a closed yes/no (the segment's distance to the box); its distance "
+            "is Coal's (GJK), so `distance` runs the Coal path."
+        )
 
-    print("\n## Coal path\n")
-    rows = []
     coal_speedups: dict[str, float] = {}
-    for query in ("iscollided", "distance"):
-        found, speedups = compare(settings, figures, mesh, raws[mesh.name], query, repeat)
-        rows.extend(found)
-        coal_speedups[query] = speedups["poses"]
-    print(table(headers, rows))
+    if "coal" in chosen:
+        print("\n## Coal path\n")
+        rows = []
+        for query in ("iscollided", "distance"):
+            found, speedups = compare(settings, figures, mesh, raws[mesh.name], query, repeat)
+            rows.extend(found)
+            coal_speedups[query] = speedups["poses"]
+        print(table(headers, rows))
 
-    print("\n## Executors\n")
-    free = capacity(settings, figures)
-    print(
-        f"Free cores now: pure Python arithmetic runs {fmt_ratio(free)} faster on 2 worker "
-        "processes than on 1 (2× on an idle 2-core machine): the speed-ups below cannot be "
-        "expected to exceed it.\n"
-    )
-    pool_jobs, dask_jobs = executor_jobs(mesh, n_dask, n_robot)
-    rows, on = executor_rows(settings, figures, pool_jobs, dask_jobs)
-    headers = ["executor", "case", "query", "items", "reference µs/item", "executor µs/item",
-               "speed-up"]  # fmt: skip
-    print(table(headers, rows))
-    print(
-        "\nBy the wall clock. The reference is the serial call (a 1-process pool for the "
-        '"against (1)" rows). The mesh `iscollided` costs about a microsecond per pose (the '
-        "cull leaves Coal a few per cent of the poses), not much more than sending a pose to a "
-        "worker; `distance` and the Panda's `check(Q)` are Coal's work throughout. On a shared "
-        "machine the workers get what the other processes leave of the 2 cores: see the load "
-        "average above."
-    )
+    on: dict[str, float | None] = {}
+    if "executors" in chosen:
+        print("\n## Executors\n")
+        free = capacity(settings, figures)
+        print(
+            f"Free cores now: pure Python arithmetic runs {fmt_ratio(free)} faster on 2 worker "
+            "processes than on 1 (2× on an idle 2-core machine): the speed-ups below cannot be "
+            "expected to exceed it.\n"
+        )
+        pool_jobs, dask_jobs = executor_jobs(mesh, n_dask, n_robot)
+        rows, on = executor_rows(settings, figures, pool_jobs, dask_jobs)
+        headers = ["executor", "case", "query", "items", "reference µs/item", "executor µs/item",
+                   "speed-up"]  # fmt: skip
+        print(table(headers, rows))
+        print(
+            "\nBy the wall clock. The reference is the serial call (a 1-process pool for the "
+            '"against (1)" rows). The mesh `iscollided` costs about a microsecond per pose (the '
+            "cull leaves Coal a few per cent of the poses), not much more than sending a pose to "
+            "a worker; `distance` and the Panda's `check(Q)` are Coal's work throughout. On a "
+            "shared machine the workers get what the other processes leave of the 2 cores: see "
+            "the load average above."
+        )
 
     targets: list[tuple[str, str, float | None, float]] = [
         ("T1", "sphere/sphere iscollided, (N, 4, 4) poses: raw loop / batch",
-         fast_speedups["sphere/sphere iscollided"], TARGET_FAST),
+         fast_speedups.get("sphere/sphere iscollided"), TARGET_FAST),
         ("T2", "box/capsule iscollided, (N, 4, 4) poses: raw loop / batch",
-         fast_speedups["box/capsule iscollided"], TARGET_FAST),
+         fast_speedups.get("box/capsule iscollided"), TARGET_FAST),
         ("T1a", "sphere/sphere iscollided, (N, 4, 4) poses, check=False: raw loop / batch",
-         fast_speedups["sphere/sphere iscollided, trusted"], TARGET_FAST),
+         fast_speedups.get("sphere/sphere iscollided, trusted"), TARGET_FAST),
         ("T2a", "box/capsule iscollided, (N, 4, 4) poses, check=False: raw loop / batch",
-         fast_speedups["box/capsule iscollided, trusted"], TARGET_FAST),
+         fast_speedups.get("box/capsule iscollided, trusted"), TARGET_FAST),
         ("T1b", "sphere/sphere iscollided, (N, 3) translations: raw loop / batch",
-         fast_speedups["sphere/sphere iscollided, translations"], TARGET_FAST),
+         fast_speedups.get("sphere/sphere iscollided, translations"), TARGET_FAST),
         ("T2b", "box/capsule iscollided, (N, 3) translations: raw loop / batch",
-         fast_speedups["box/capsule iscollided, translations"], TARGET_FAST),
+         fast_speedups.get("box/capsule iscollided, translations"), TARGET_FAST),
         ("T3", "mesh/sphere iscollided (Coal path), (N, 4, 4) poses: raw loop / batch",
-         coal_speedups["iscollided"], TARGET_COAL),
+         coal_speedups.get("iscollided"), TARGET_COAL),
         ("T4", f"mesh/sphere distance, {mesh.n_distance:,} poses: serial / "
-         "ProcessPoolExecutor(2)", on["pool distance"], TARGET_POOL),
+         "ProcessPoolExecutor(2)", on.get("pool distance"), TARGET_POOL),
         ("T4b", f"mesh/sphere distance, {mesh.n_distance:,} poses: ProcessPoolExecutor(1) / "
-         "ProcessPoolExecutor(2)", on["two/one distance"], TARGET_POOL),
+         "ProcessPoolExecutor(2)", on.get("two/one distance"), TARGET_POOL),
         ("T5", f"Panda check(Q), {n_robot:,} configurations: serial / ProcessPoolExecutor(2)",
-         on["pool check(Q)"], TARGET_POOL),
+         on.get("pool check(Q)"), TARGET_POOL),
         ("T5b", f"Panda check(Q), {n_robot:,} configurations: ProcessPoolExecutor(1) / "
-         "ProcessPoolExecutor(2)", on["two/one check(Q)"], TARGET_POOL),
+         "ProcessPoolExecutor(2)", on.get("two/one check(Q)"), TARGET_POOL),
         ("T6", f"mesh/sphere iscollided, {n_dask:,} poses: serial / Dask, 2 workers",
-         on["dask iscollided"], TARGET_DASK),
+         on.get("dask iscollided"), TARGET_DASK),
         ("T7", f"mesh/sphere distance, {mesh.n_distance:,} poses: serial / Dask, 2 workers",
-         on["dask distance"], TARGET_DASK),
+         on.get("dask distance"), TARGET_DASK),
         ("T8", f"Panda check(Q), {n_robot:,} configurations: serial / Dask, 2 workers",
-         on["dask check(Q)"], TARGET_DASK),
+         on.get("dask check(Q)"), TARGET_DASK),
         ("T9", f"mesh/sphere iscollided, {n_mesh:,} poses: serial / ProcessPoolExecutor(2)",
-         on["pool iscollided"], TARGET_POOL),
+         on.get("pool iscollided"), TARGET_POOL),
         ("T9b", f"mesh/sphere iscollided, {n_mesh:,} poses: ProcessPoolExecutor(1) / "
-         "ProcessPoolExecutor(2)", on["two/one iscollided"], TARGET_POOL),
+         "ProcessPoolExecutor(2)", on.get("two/one iscollided"), TARGET_POOL),
     ]  # fmt: skip
     print("\n## Targets\n")
     rows = []

@@ -19,7 +19,9 @@ configurations):
 and ``check_motions`` on 1-radian free motions in the shelf (the largest joint change is 1
 radian, and a 0.005 rad discretisation finds no collision), all in one call and one
 ``check_motion`` call per motion, against pinocchio checking the same motion at 0.05 rad
-steps. ``geometry="convex"`` figures are printed beside the mesh ones, and the sphere
+steps (100 motions: a motion's cost varies tenfold with how close it passes to the shelf,
+and the slowest tenth take about 40% of the time, so a small sample misleads).
+``geometry="convex"`` figures are printed beside the mesh ones, and the sphere
 model's (``geometry="spheres"``: the kernel against computeCollisions and the exact check,
 free motions per second, the false-positive rate and the first call in a new process; see
 ``bench_spheres.py``) after them.
@@ -29,6 +31,7 @@ the ratios (medians of side-by-side ratios), not the absolute times: the machine
 
 from __future__ import annotations
 
+import importlib.util
 import statistics
 import sys
 import warnings
@@ -55,6 +58,8 @@ try:
     import pinocchio as pin
 except ImportError:  # the pinocchio columns and targets then read n/a
     pin = None
+NUMBA = importlib.util.find_spec("numba") is not None
+"""Whether the sphere kernel can run (else the sphere-prefilter rows read n/a)."""
 
 TARGET_SINGLE = 1.5
 """One in_collision call may cost at most this many times pinocchio's computeCollisions."""
@@ -65,6 +70,9 @@ TARGET_NAIVE = 30.0
 TARGET_MOTION = 5.0
 """check_motion, one call per motion, at least this many times faster than pinocchio at
 0.05 rad steps (the batched check_motions is printed beside it)."""
+
+PREFILTER_COUNT = 16
+"""Covering spheres a link in the motion prefilter (RobotModel.set_motion_prefilter)."""
 
 STEP = 0.05
 """Radians: pinocchio's discretisation of a motion (largest joint change per step)."""
@@ -310,6 +318,23 @@ def motion_rows(
         "mesh one by one": lambda: [mesh.check_motion(a, b, scene) for a, b in pairs],
         "convex check_motion": lambda: convex.check_motions(Q0, Q1, scene),
     }
+    if NUMBA:
+        # The same mesh robot, with PREFILTER_COUNT covering spheres per link proving the
+        # motions they can (set_motion_prefilter), the exact bounds the others.
+        filtered = robots["mesh, prefiltered"]
+        filtered.set_motion_prefilter(filtered.spheres(PREFILTER_COUNT))
+        filtered.check_motion(Q0[0], Q1[0], scene)  # the kernel compiled or loaded
+        answers = filtered.check_motions(Q0, Q1, scene)
+        assert answers.all(), "the prefilter calls a free motion not free"
+        checks.append(
+            f"motions with the prefilter: {int(answers.sum())} of {n} proved free, "
+            f"{int(filtered._prefilter._proved_free(Q0, Q1, scene, 1e-3).sum())} of them by "
+            "the spheres alone"
+        )
+        cases["prefiltered check_motion"] = lambda: filtered.check_motions(Q0, Q1, scene)
+        cases["prefiltered one by one"] = lambda: [
+            filtered.check_motion(a, b, scene) for a, b in pairs
+        ]
     steps = int(np.ceil(1.0 / STEP))
     grid = np.linspace(0.0, 1.0, steps + 1)[:, None]
     if pin is not None:
@@ -338,6 +363,11 @@ def motion_rows(
         "ratio": ratio,
         "one by one ratio": one_by_one,
         "convex ratio": paired_ratio(theirs, us["convex check_motion"]),
+        **{
+            f"{k} ratio": paired_ratio(theirs, us[k])
+            for k in ("prefiltered check_motion", "prefiltered one by one")
+            if k in us
+        },
     }
 
 
@@ -361,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = parse_settings(__doc__.splitlines()[0], argv, repeat=9)
     n_many = 1_000 if settings.quick else 10_000
     n_single = 50 if settings.quick else 300
-    n_motions = 5 if settings.quick else 20
+    n_motions = 10 if settings.quick else 100
     figures = Figures("bench_robot", ["spatialcontact", "coal", "numpy", "numba", "pin"])
     print("# Robot collision checks (Franka Panda)\n")
     for line in figures.machine:
@@ -375,6 +405,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "mesh": RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf"),
         "convex": RobotModel.from_urdf(
             folder / "panda.urdf", srdf=folder / "panda.srdf", geometry="convex"
+        ),
+        "mesh, prefiltered": RobotModel.from_urdf(
+            folder / "panda.urdf", srdf=folder / "panda.srdf"
         ),
     }
     checks: list[str] = []
@@ -440,6 +473,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                     fmt_us(motion["convex check_motion µs"]),
                     fmt_ratio(motion["convex ratio"]),
                 ],
+                [
+                    f"mesh + sphere prefilter ({PREFILTER_COUNT} a link), check_motions",
+                    fmt_us(motion.get("prefiltered check_motion µs")),
+                    fmt_ratio(motion.get("prefiltered check_motion ratio")),
+                ],
+                [
+                    f"mesh + sphere prefilter ({PREFILTER_COUNT} a link), one call each",
+                    fmt_us(motion.get("prefiltered one by one µs")),
+                    fmt_ratio(motion.get("prefiltered one by one ratio")),
+                ],
                 ["pinocchio at 0.05 rad", fmt_us(motion.get("pinocchio at 0.05 rad µs")), "1.00×"],
             ],
         )
@@ -484,6 +527,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             "motion",
             f"shelf motions: pinocchio at {STEP} rad / check_motion (one call each)",
             motion["one by one ratio"],
+            TARGET_MOTION,
+        )
+    )
+    lines.append(
+        at_least(
+            figures,
+            "motion, prefiltered",
+            f"shelf motions: pinocchio at {STEP} rad / check_motion with the sphere prefilter "
+            "(one call each)",
+            motion.get("prefiltered one by one ratio"),
             TARGET_MOTION,
         )
     )

@@ -80,7 +80,8 @@ def _why_not_rigid(M: np.ndarray) -> str:
             f"+-{MAX_TRANSLATION:g} m"
         )
     R = M[:3, :3]
-    err = float(np.abs(R @ R.T - np.eye(3)).max())
+    with np.errstate(over="ignore", invalid="ignore"):  # entries near 1e200: err is inf
+        err = float(np.abs(R @ R.T - np.eye(3)).max())
     if err <= 0.5 and np.linalg.det(R) < 0.0:
         return "its rotation has determinant -1 (a reflection)"
     return f"its rotation is not orthonormal (max |R R^T - I| = {err:.3g})"

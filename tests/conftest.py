@@ -162,6 +162,37 @@ def near(
     return d, p1, p2
 
 
+_BOARDS = {"low": 0.2, "mid": 0.5, "top": 0.85}
+"""Heights (m) of the shelf boards :func:`shelf_scene` can add."""
+
+FINE = 0.005
+"""Radians: the largest joint step of the discretisation motion checks are held to."""
+
+
+def shelf_scene(*boards: str) -> sc.Scene:
+    """A shelf 0.6 m in front of a robot at the origin: two sides, a back and the boards
+    named (``"low"``, ``"mid"``, ``"top"``), each a thin box."""
+    scene = sc.Scene()
+    for name, size, xyz in [
+        ("left", [0.3, 0.02, 0.9], [0.6, -0.4, 0.45]),
+        ("right", [0.3, 0.02, 0.9], [0.6, 0.4, 0.45]),
+        ("back", [0.02, 0.8, 0.9], [0.75, 0.0, 0.45]),
+        *[(board, [0.3, 0.8, 0.02], [0.6, 0.0, _BOARDS[board]]) for board in boards],
+    ]:
+        scene.add(sc.Cuboid(size, pose=trans(*xyz)), name)
+    return scene
+
+
+def discretised_free(
+    robot: RobotModel, q0: np.ndarray, q1: np.ndarray, scene: sc.Scene | None
+) -> bool:
+    """Whether ``robot.check`` finds every configuration at most :data:`FINE` apart on the
+    motion ``q0 -> q1`` free."""
+    steps = max(1, int(np.ceil(np.abs(q1 - q0).max() / FINE)))
+    Q = q0 + np.linspace(0.0, 1.0, steps + 1)[:, None] * (q1 - q0)
+    return not robot.check(Q, scene).any()
+
+
 @pytest.fixture(scope="module")
 def panda() -> RobotModel:
     """The shipped Panda with its SRDF, made once per test module."""

@@ -287,7 +287,8 @@ def test_iterators_stream_the_chunks() -> None:
 def test_iterators_hold_one_chunk_at_a_time() -> None:
     # 400,000 translations (9.6 MB) and 100,000 poses (12.8 MB) streamed in chunks of 4,096:
     # what the iteration allocates at its peak stays far below one whole result (3.2 MB of
-    # float64 distances), the check of the poses included (it copies nothing).
+    # float64 distances), the check of the poses included (it lays out one block of 4,096
+    # poses at a time, 0.8 MB).
     import tracemalloc
 
     a, b = sc.Sphere(1.0), sc.Sphere(0.5)
@@ -655,3 +656,123 @@ def test_check_false_still_refuses_what_coal_must_never_see() -> None:
 def test_check_must_be_a_bool() -> None:
     with pytest.raises(sc.ShapeTypeError, match="check must be True or False, got 1"):
         batch.iscollided(sc.Sphere(1.0), sc.Sphere(0.5), [[0.0, 0.0, 0.0]], check=cast(Any, 1))
+
+
+# ------------------------------------------------------------- the direct two-leaf paths
+
+
+def direct_cases() -> list[tuple[sc.CollisionShape, sc.CollisionShape]]:
+    """Leaf pairs ``iscollided`` answers by the direct path, each way round, posed."""
+    R = quaternion_matrix(0.9, 0.2, -0.3, 0.1)
+    box = sc.Cuboid([0.2, 0.3, 0.1], pose=pose(R, (0.1, -0.05, 0.02)))
+    capsule = sc.Capsule(0.05, 0.3, pose=pose(quaternion_matrix(1, -0.2, 0.4, 0), (0, 0.1, 0)))
+    return [
+        (sc.Sphere(0.2, pose=trans(0.1, 0, -0.1)), sc.Sphere(0.1)),
+        (box, sc.Capsule(0.05, 0.3, pose=pose(R, (0, 0, 0)))),
+        (capsule, sc.Cuboid([0.2, 0.3, 0.1], pose=pose(R.T, (0, 0, 0)))),
+    ]
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_the_direct_paths_equal_the_per_pose_queries(case: int) -> None:
+    # 3,000 poses about a's centre, as poses and as translations: for a capsule and a box,
+    # the bounding spheres apart, the capsule's centre within its radius of the box or too
+    # far from it, the segment's bounding box off the grown box, an end within the radius,
+    # and the segments left measured (see the next test).
+    a, b = direct_cases()[case]
+    P = random_poses(3000, 0.35, seed=case)
+    P[:, :3, 3] += a.T[:3, 3]
+    t = P[:, :3, 3].copy()
+    Pt = np.tile(b.T, (len(t), 1, 1))
+    Pt[:, :3, 3] = t
+    job = _kernels.Job("iscollided", a, b, False, False, prepared=[])
+    assert _kernels._direct(job) is not None
+    for given, placed in ((P, P), (t, Pt)):
+        d = np.array(per_pose(a, b, placed, lambda: a.distance(b)))
+        want = np.array(per_pose(a, b, placed, lambda: a.iscollided(b)))
+        away = np.abs(d) > 1e-9
+        hit = batch.iscollided(a, b, given)
+        np.testing.assert_array_equal(hit[away], want[away])
+        assert 0.05 < want.mean() < 0.95
+        np.testing.assert_array_equal(batch.iscollided(a, b, given, chunk_size=700), hit)
+
+
+def test_the_direct_capsule_box_path_measures_only_the_segments_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from spatialcontact.batch import _fast
+
+    measured: list[int] = []
+    core = _fast._capsule_box_in_frame
+
+    def counted(P: np.ndarray, D: np.ndarray, h: list[float], radius: float) -> np.ndarray:
+        measured.append(P.shape[1])
+        return core(P, D, h, radius)
+
+    monkeypatch.setattr(_fast, "_capsule_box_in_frame", counted)
+    a, b = direct_cases()[1]
+    P = random_poses(3000, 0.35, seed=1)
+    P[:, :3, 3] += a.T[:3, 3]
+    batch.iscollided(a, b, P)
+    assert len(measured) == 1 and 0 < measured[0] < 300  # of 3,000
+
+
+def test_the_direct_path_is_only_for_two_leaves_in_no_group() -> None:
+    a, b = direct_cases()[1]
+    group = sc.CollisionShapeGroup([sc.Capsule(0.05, 0.3)])
+    for x, y in ((a, group), (sc.CollisionShapeGroup([sc.Cuboid([0.2, 0.3, 0.1])]), b)):
+        job = _kernels.Job("iscollided", x, y, False, False, prepared=[])
+        assert _kernels._direct(job) is None
+    assert _kernels._direct(_kernels.Job("iscollided", a, group[0], False, False)) is None
+    for kind in ("distance", "closest_point", "contacts"):
+        assert _kernels._direct(_kernels.Job(kind, a, b, False, False)) is None
+    hull = sc.ConvexHull(np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)]))
+    assert _kernels._direct(_kernels.Job("iscollided", hull, b, False, False)) is None
+
+
+def test_the_check_reads_blocks_and_names_the_first_bad_row_in_any() -> None:
+    from spatialcontact.batch import _poses
+
+    P = random_poses(2 * _poses._BLOCK + 5, 2.0, seed=8)
+    assert _poses.check_poses(P, "poses")[0] is P
+    work = _poses.work_arrays(_poses._BLOCK)
+    assert _poses._rigid_rows(P[: _poses._BLOCK], work)
+    assert _poses._rigid_rows(P[-5:], work)  # a short block in a wide work array
+    for row, (r, c, value, why) in zip(
+        (3, _poses._BLOCK + 1, 2 * _poses._BLOCK + 4),
+        (
+            (3, 2, -0.0, None),
+            (0, 3, 1e6 + 1, "translation"),
+            (3, 3, np.nextafter(1.0, 2.0), "last row"),
+        ),
+        strict=True,
+    ):
+        Q = P.copy()
+        Q[row, r, c] = value
+        if why is None:  # -0.0 in the last row is 0
+            assert _poses.check_poses(Q, "poses")[0] is Q
+            continue
+        with pytest.raises(sc.InvalidPoseError, match=rf"poses\[{row}\] .*{why}"):
+            _poses.check_poses(Q, "poses")
+    Q = P.copy()
+    Q[_poses._BLOCK + 2, 1, 1] += 0.9e-6  # within the tolerance
+    assert _poses.check_poses(Q, "poses")[0] is Q
+    Q[_poses._BLOCK + 2, 1, 1] += 0.2e-6  # beyond it
+    with pytest.raises(sc.InvalidPoseError, match=rf"poses\[{_poses._BLOCK + 2}\] "):
+        _poses.check_poses(Q, "poses")
+    Q = P.copy()
+    Q[7, 3, 1] = 1e-300  # the last row must be exactly [0, 0, 0, 1]
+    with pytest.raises(sc.InvalidPoseError, match=r"poses\[7\] .*last row"):
+        _poses.check_poses(Q, "poses")
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
+def test_the_check_refuses_non_finite_entries_without_warnings(value: float) -> None:
+    import warnings
+
+    P = random_poses(10, 1.0, seed=4)
+    P[3, 0, 1] = value
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(sc.InvalidPoseError, match=r"poses\[3\] "):
+            batch.iscollided(sc.Sphere(1.0), sc.Sphere(0.5), P)

@@ -265,6 +265,21 @@ def test_none_is_not_a_pose_for_T() -> None:
     assert np.array_equal(b.T, trans(3.0)) and a.distance(b) == pytest.approx(1.0)
 
 
+def test_huge_rotation_entries_are_refused_without_a_numpy_warning() -> None:
+    # Regression: the message's |R R^T - I| overflowed to inf with a RuntimeWarning, which
+    # an application running with warnings as errors got instead of InvalidPoseError.
+    M = np.eye(4)
+    M[0, 0] = 1e200
+    s = sc.Sphere(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(
+            sc.InvalidPoseError, match=r"not orthonormal \(max \|R R\^T - I\| = inf\)"
+        ):
+            s.T = M
+    assert np.array_equal(s.T, np.eye(4))
+
+
 def test_pose_errors_are_value_errors() -> None:
     s = sc.Sphere(1.0)
     with pytest.raises(ValueError, match=r"T must be a rigid transform"):

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import trans
+from conftest import shelf_scene, trans
 
 from spatialcontact import CollisionShapeGroup, Cuboid, HalfSpace, Scene, Sphere, meshes
 from spatialcontact.errors import InvalidArgumentError, InvalidShapeError, ShapeTypeError
@@ -28,17 +28,7 @@ def robot(panda: RobotModel) -> RobotModel:
 
 
 def shelf() -> Scene:
-    scene = Scene()
-    for name, size, xyz in [
-        ("left", [0.3, 0.02, 0.9], [0.6, -0.4, 0.45]),
-        ("right", [0.3, 0.02, 0.9], [0.6, 0.4, 0.45]),
-        ("back", [0.02, 0.8, 0.9], [0.75, 0.0, 0.45]),
-        ("low", [0.3, 0.8, 0.02], [0.6, 0.0, 0.2]),
-        ("mid", [0.3, 0.8, 0.02], [0.6, 0.0, 0.5]),
-        ("top", [0.3, 0.8, 0.02], [0.6, 0.0, 0.85]),
-    ]:
-        scene.add(Cuboid(size, pose=trans(*xyz)), name)
-    return scene
+    return shelf_scene("low", "mid", "top")
 
 
 # ------------------------------------------------------------------------- known answers

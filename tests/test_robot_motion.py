@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import trans
+from conftest import discretised_free, shelf_scene, trans
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spatialcontact import Cuboid, Scene, Sphere, meshes
 from spatialcontact.errors import InvalidArgumentError, ShapeTypeError
 from spatialcontact.robot import RobotModel
-
-FINE = 0.005
-"""Radians: the largest joint step of the discretisation the motion checks are held to."""
 
 
 @pytest.fixture(scope="module")
@@ -27,23 +24,7 @@ def panda_convex() -> RobotModel:
 
 @pytest.fixture(scope="module")
 def shelf() -> Scene:
-    scene = Scene()
-    for name, size, xyz in [
-        ("left", [0.3, 0.02, 0.9], [0.6, -0.4, 0.45]),
-        ("right", [0.3, 0.02, 0.9], [0.6, 0.4, 0.45]),
-        ("back", [0.02, 0.8, 0.9], [0.75, 0.0, 0.45]),
-        ("mid", [0.3, 0.8, 0.02], [0.6, 0.0, 0.5]),
-    ]:
-        scene.add(Cuboid(size, pose=trans(*xyz)), name)
-    return scene
-
-
-def discretised_free(
-    robot: RobotModel, q0: np.ndarray, q1: np.ndarray, scene: Scene | None
-) -> bool:
-    steps = max(1, int(np.ceil(np.abs(q1 - q0).max() / FINE)))
-    Q = q0 + np.linspace(0.0, 1.0, steps + 1)[:, None] * (q1 - q0)
-    return not robot.check(Q, scene).any()
+    return shelf_scene("mid")
 
 
 def test_known_free_and_colliding_motions(panda: RobotModel) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_spheres import every_kind, pose, shelf, short_motions
 
 from spatialcontact import Cuboid, OcTree, Scene, meshes
@@ -190,6 +192,119 @@ def test_a_grazing_motion_with_a_tiny_tolerance_ends_as_a_hit() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [str(kernel.HIT), str(kernel.HIT)]
+
+
+# ----------------------------------------------------------------------------- reference
+
+
+def scene_of(world: str) -> Scene | None:
+    return {"shelf": shelf(), "every kind": every_kind(), "none": None}[world]
+
+
+@pytest.mark.parametrize(
+    ("world", "length", "resolution"),
+    [("shelf", 1.0, 0.02), ("shelf", 0.4, 0.05), ("every kind", 1.0, 0.02),
+     ("every kind", 0.7, 0.3), ("none", 1.0, 0.02)],
+)  # fmt: skip
+def test_discrete_motions_equal_the_numpy_reference(
+    spheres: SphereRobotModel, world: str, length: float, resolution: float
+) -> None:
+    """Every step tested in numpy, no cull and no skip: the kernel's answers exactly."""
+    r, o = arrays(spheres, scene_of(world))
+    Q0, Q1 = short_motions(spheres, 60, 41, length)
+    codes = discrete_codes(r, o, Q0, Q1, resolution)
+    assert codes.tolist() == reference.motions_discrete(r, o, Q0, Q1, resolution).tolist()
+    assert {kernel.FREE, kernel.HIT} <= set(codes.tolist())
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    length=st.floats(0.01, 1.5),
+    resolution=st.sampled_from([0.01, 0.02, 0.07, 0.3]),
+)
+def test_discrete_motions_equal_the_reference_on_any_motions(
+    spheres: SphereRobotModel, seed: int, length: float, resolution: float
+) -> None:
+    r, o = arrays(spheres, shelf())
+    Q0, Q1 = short_motions(spheres, 6, seed, length)
+    expected = reference.motions_discrete(r, o, Q0, Q1, resolution)
+    assert discrete_codes(r, o, Q0, Q1, resolution).tolist() == expected.tolist()
+
+
+def half_space_beyond(robot: SphereRobotModel, x: float) -> Obstacles:
+    """One half-space holding the points of the robot's base frame beyond ``x``."""
+    scene = Scene()
+    scene.add(Cuboid([0.1, 0.1, 0.1], pose=pose(3.0, 3.0, 3.0)), "far")
+    o = robot._kernel_scene(scene)
+    return replace(o, kind=np.array([4]), bound=np.array([[0.0, 0.0, 0.0, math.inf]]),
+                   data=np.array([[-1.0, 0.0, 0.0, -x] + [0.0] * 12]))  # fmt: skip
+
+
+@pytest.mark.parametrize("offset", [1e-7, 1e-10, -1e-10, -1e-7])
+def test_steps_grazing_a_half_space(spheres: SphereRobotModel, offset: float) -> None:
+    """The half-space ``offset`` beyond the farthest x the spheres reach at the steps: one
+    step in all touches it (offset < 0) or none does, and the skips must not pass it."""
+    r = replace(spheres._kernel_robot(), pairs=np.zeros((0, 2), dtype=np.int64))
+    Q0, Q1 = short_motions(spheres, 6, 5, 1.0)
+    expected = [kernel.FREE if offset > 0 else kernel.HIT]
+    for q0, q1 in zip(Q0, Q1, strict=True):
+        C = reference.sphere_centres(r, reference.motion_steps(r, q0, q1, 0.02))
+        o = half_space_beyond(spheres, float((C[..., 0] + r.spheres[:, 3]).max()) + offset)
+        A, B = q0[None], q1[None]
+        assert reference.motions_discrete(r, o, A, B, 0.02).tolist() == expected
+        assert discrete_codes(r, o, A, B, 0.02).tolist() == expected
+        if offset < 0:  # the bound passes no motion some configuration on it touches
+            assert bound_codes(r, o, A, B, 1e-3).tolist() == [kernel.HIT]
+
+
+@pytest.mark.parametrize("excess", [1e-7, 1e-10, -1e-10, -1e-7])
+def test_steps_grazing_the_robot_itself(
+    model: SphereModel, spheres: SphereRobotModel, excess: float
+) -> None:
+    """A link's self radii grown (cuRobo's buffer) until its nearest pair's gap at the
+    steps of a free motion is ``excess``: the kernel finds the one touching step."""
+    r, o = arrays(spheres, None)
+    Q0, Q1 = short_motions(spheres, 40, 6, 1.0)
+    free = np.flatnonzero(reference.motions_discrete(r, o, Q0, Q1, 0.02) == kernel.FREE)
+    names = list(dict.fromkeys(spheres._parts))
+    start = r.link_start
+    expected = [kernel.FREE if excess > 0 else kernel.HIT]
+    for m in free[:2].tolist():
+        C = reference.sphere_centres(r, reference.motion_steps(r, Q0[m], Q1[m], 0.02))
+        gaps: dict[int, float] = {}
+        for a, b in r.pairs.tolist():
+            A, B = C[:, start[a] : start[a + 1], None], C[:, None, start[b] : start[b + 1]]
+            d = np.sqrt(((A - B) ** 2).sum(-1))
+            d -= r.spheres[start[a] : start[a + 1], 5, None] + r.spheres[start[b] : start[b + 1], 5]
+            for link in (a, b):
+                gaps[link] = min(gaps.get(link, math.inf), float(d.min()))
+        link = min(gaps, key=gaps.__getitem__)
+        grown = sphere_robot(
+            replace(model, self_collision_buffer={names[link]: gaps[link] - excess})
+        )
+        g, go = arrays(grown, None)
+        A, B = Q0[m : m + 1], Q1[m : m + 1]
+        assert reference.motions_discrete(g, go, A, B, 0.02).tolist() == expected
+        assert discrete_codes(g, go, A, B, 0.02).tolist() == expected
+        if excess < 0:
+            assert bound_codes(g, go, A, B, 1e-3).tolist() == [kernel.HIT]
+    assert len(free) >= 2
+
+
+@pytest.mark.parametrize(("world", "n"), [("shelf", 40), ("every kind", 16)])
+def test_the_bound_passes_no_motion_the_reference_finds_colliding(
+    spheres: SphereRobotModel, world: str, n: int
+) -> None:
+    """1-radian motions against every 0.004 rad step in numpy."""
+    r, o = arrays(spheres, scene_of(world))
+    Q0, Q1 = short_motions(spheres, n, 23, 1.0)
+    fine = reference.motions_discrete(r, o, Q0, Q1, 0.004)
+    proved = bound_codes(r, o, Q0, Q1, 1e-3)
+    assert not ((proved == kernel.FREE) & (fine != kernel.FREE)).any()
+    assert not ((proved != kernel.HIT) & (fine == kernel.HIT)).any()
+    assert (fine == kernel.HIT).any()
+    assert (proved == kernel.FREE).sum() >= 0.8 * (fine == kernel.FREE).sum() > 0
 
 
 # ----------------------------------------------------------------------------- buffers

@@ -12,6 +12,10 @@ directly from views of the block's arrays (only the translation for a batch of
 translations), never through ``T``; they are put back when
 the chunk is done, and ``b`` has never moved.
 
+``iscollided`` of one leaf against one leaf in no group, for the pairs
+:func:`~spatialcontact.batch._fast.direct_collide` knows (two spheres, a capsule and a box),
+skips all of this: the chunk's columns are read as they are.
+
 A :class:`~spatialcontact.Scene` as ``a`` is asked through its own methods, with ``b.T`` set
 for each pose, so that the scene sees every move.
 """
@@ -36,7 +40,7 @@ from ..query import (
     _distance_leaves,
     _witnesses,
 )
-from ._fast import Fixed, Form, closed_form, point_form, turned
+from ._fast import Fixed, Form, closed_form, direct_collide, point_form, turned
 
 __all__ = ["ContactColumns", "Job", "run", "run_points"]
 
@@ -723,13 +727,38 @@ def _prepared(job: Job) -> tuple[_Moving, _Pairs | None]:
     """``b``'s leaves and, unless ``a`` is a scene, the leaf pairs: made for the first chunk
     of ``job`` and kept in it for the others."""
     kept = job.prepared
-    if kept:
+    if kept and kept[0] is not None:
         return kept[0], kept[1]
     moving = _Moving(job.b)
     pairs = None if job.scene else _Pairs(job.a, moving, job.kind)
     if kept is not None:
-        kept[:] = [moving, pairs]
+        kept[0:2] = [moving, pairs]
     return moving, pairs
+
+
+def _direct(job: Job) -> Callable[[np.ndarray], np.ndarray] | None:
+    """The direct path of :func:`~spatialcontact.batch._fast.direct_collide` for ``job``, or
+    None: ``iscollided`` of one leaf against one leaf in no group (``b`` never moves, not even
+    its Coal transform). Made for the first chunk and kept in the job."""
+    kept = job.prepared
+    if kept is not None and len(kept) == 3:
+        found: Callable[[np.ndarray], np.ndarray] | None = kept[2]
+        return found
+    found = None
+    a, b = job.a, job.b
+    if (
+        job.kind == "iscollided"
+        and not job.scene
+        and not a._is_group
+        and not b._is_group
+        and b._parent is None
+        and collision_leaves(a)
+        and collision_leaves(b)
+    ):
+        found = direct_collide(a, b, job.translations)
+    if kept is not None:
+        kept[:] = [None, None, found]
+    return found
 
 
 def run(job: Job, chunk: np.ndarray) -> Any:
@@ -746,6 +775,9 @@ def run(job: Job, chunk: np.ndarray) -> Any:
     ContactColumns
         ``contacts``.
     """
+    direct = _direct(job)
+    if direct is not None:
+        return direct(chunk)
     b = job.b
     with _kept(b, job.scene):
         moving, pairs = _prepared(job)

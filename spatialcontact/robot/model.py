@@ -18,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures
 import copy
 import functools
+import importlib.util
 import math
 import threading
 import weakref
@@ -269,8 +270,9 @@ class RobotModel:
     -----
     Robots pickle (attached objects and allowed scene pairs included): the copy holds copies
     of the shapes and gives the same answers, so :meth:`check` and :meth:`check_motions` can
-    run on worker processes (``executor=``). A robot is not safe to share between threads
-    (its queries move its private copies of the shapes); give each thread its own copy.
+    run on worker processes (``executor=``). A robot may be shared between threads: its
+    queries move its private copies of the shapes, under a lock of the robot's own, so they
+    take turns; give threads that check at the same time a copy each (docs/threads.md).
     Queries never modify a scene; a scene holding the robot's own group is checked without
     it. The robot's view of a scene is refreshed whenever the scene's ``revision`` moves (an
     object added, removed, moved or resized).
@@ -323,6 +325,8 @@ class RobotModel:
         self._twin_cache: dict[int, tuple[CollisionShape, int, CollisionShape]] = {}
         self._scene_allowed: set[tuple[str, str]] = set()
         self._allowed_revision = 0
+        self._prefilter: Any = None  # a SphereRobotModel (see set_motion_prefilter)
+        self._prefilter_at: np.ndarray | None = None  # the group pose it was placed at
         self._refresh_structure()
         self.set_q(self.neutral)
 
@@ -1627,10 +1631,108 @@ class RobotModel:
     def _motion_rows(
         self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
     ) -> np.ndarray:
-        """:meth:`check_motions` of checked motions, here."""
+        """:meth:`check_motions` of checked motions, here: the motions the prefilter's spheres
+        prove free (see :meth:`set_motion_prefilter`), the others by the exact bounds."""
         self._guard()
         view = None if scene is None else self._view(scene)
-        return check_motions(self, Q0, Q1, view, tolerance)
+        prefilter = self._prefilter
+        if prefilter is None or self._attachments or not len(Q0):
+            return check_motions(self, Q0, Q1, view, tolerance)
+        W = self.group.world_T
+        if self._prefilter_at is not W:
+            prefilter.group.T = W
+            self._prefilter_at = W
+        free: np.ndarray = prefilter._proved_free(Q0, Q1, scene, tolerance)
+        rest = np.flatnonzero(~free)
+        if len(rest):
+            free[rest] = check_motions(self, Q0[rest], Q1[rest], view, tolerance)
+        return free
+
+    @_exclusive
+    def set_motion_prefilter(self, spheres: SphereModel | None) -> None:
+        """Try to prove motions free on covering spheres first, in the compiled kernel.
+
+        With a prefilter, :meth:`check_motion` and :meth:`check_motions` first run the sphere
+        kernel's safe-skip proof (:meth:`SphereRobotModel.check_motions
+        <spatialcontact.spheres.SphereRobotModel.check_motions>`) on ``spheres``, and check
+        only the motions it does not prove free with this robot's own bounds. The spheres
+        are proved to hold every point of each link's collision surface before they are
+        taken, so links whose spheres are apart are apart: a motion is still never called
+        free when a configuration on it collides. The answers are those without the
+        prefilter, except that a free motion the exact bounds could not prove (one passing
+        within ``tolerance`` of a contact) may be proved free by the spheres.
+
+        The spheres check this robot's self pairs and every object of the scene (also those
+        of other worlds and allowed scene pairs, which only makes them stricter). A robot
+        with attached objects checks every motion without the prefilter. The kernel needs
+        numba (``pip install "spatialcontact[spheres]"``); its first use in a new process
+        compiles it, or loads it from numba's cache (about a second).
+
+        Parameters
+        ----------
+        spheres : SphereModel or None
+            Covering spheres of this robot's links (:meth:`spheres`, or loaded and then
+            proved here); None removes the prefilter.
+
+        Raises
+        ------
+        InvalidArgumentError
+            ``spheres`` is not a SphereModel or None.
+        RobotModelError
+            The robot is not ``geometry="mesh"`` (a sphere-model robot checks spheres
+            already; a convex one checks hulls that the spheres need not hold), numba is not
+            installed, the spheres leave part of a link's surface out (the message names the
+            links), skip self pairs this robot checks (``self_collision_ignore``) or shrink
+            spheres (a negative ``self_collision_buffer``). The robot is left as it was.
+        """
+        from ..spheres.fit import SphereModel
+        from ..spheres.model import SphereRobotModel, cover
+
+        if spheres is None:
+            self._prefilter = self._prefilter_at = None
+            return
+        if not isinstance(spheres, SphereModel):
+            raise InvalidArgumentError(
+                f"spheres must be a SphereModel or None, got {describe(spheres)}"
+            )
+        if self._geometry_kind != "mesh":
+            raise RobotModelError(
+                f"robot {self.name!r}: a motion prefilter is for geometry='mesh' robots, this "
+                f"one has geometry={self._geometry_kind!r}"
+            )
+        if importlib.util.find_spec("numba") is None:
+            raise RobotModelError(
+                f"robot {self.name!r}: the motion prefilter runs in the sphere kernel, which "
+                "needs numba: pip install 'spatialcontact[spheres]'"
+            )
+        skipped = sorted(tuple(sorted(pair)) for pair in spheres.ignored_pairs() - self._disabled)
+        if skipped:
+            raise RobotModelError(
+                f"robot {self.name!r}: the spheres' self_collision_ignore skips link pairs "
+                f"this robot checks: {skipped}"
+            )
+        shrunk = {k: v for k, v in spheres.self_collision_buffer.items() if v < 0.0}
+        if shrunk:
+            raise RobotModelError(
+                f"robot {self.name!r}: the spheres' self_collision_buffer shrinks spheres "
+                f"(a prefilter's spheres must hold the links): {shrunk}"
+            )
+        report = cover(self, spheres, False)
+        left_out = [link for link, c in report.links.items() if not c.covered]
+        if left_out:
+            raise RobotModelError(
+                f"robot {self.name!r}: the spheres leave part of the surface of "
+                f"{', '.join(map(repr, left_out))} out; a prefilter's spheres must hold every "
+                "link (fit them with robot.spheres(...))"
+            )
+        self._prefilter = SphereRobotModel(self._spec, self._semantic, spheres)
+        self._prefilter_at = None
+
+    @property
+    def motion_prefilter(self) -> SphereModel | None:
+        """SphereModel or None: the spheres of :meth:`set_motion_prefilter`."""
+        prefilter = self._prefilter
+        return None if prefilter is None else prefilter.sphere_model
 
     # ---------------------------------------------------------------- sphere models
 

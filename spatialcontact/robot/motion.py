@@ -61,7 +61,7 @@ from ..mesh import ConvexHull, Mesh
 from ..shapes import Capsule, CollisionShape, Cone, Cuboid, Cylinder, Ellipsoid, Sphere
 from .culling import bounding_sphere, box_frames, sphere_box_gaps
 from .environment import SceneView
-from .kinematics import Kinematics
+from .kinematics import _EYE4, Kinematics
 
 if TYPE_CHECKING:
     from .model import RobotModel
@@ -181,6 +181,8 @@ class MotionModel:
             )
         self.hulls = hulls
         self.T_body_hull = np.array(T_body_hull)
+        # The same, None where the hull sits at its body's frame (no product to place it).
+        self.hull_offset = [None if np.array_equal(T, _EYE4) else T for T in self.T_body_hull]
         # The corners of each hull's bounding box in its body's frame: a box holding the
         # part, for the separating-axis bounds against obstacle boxes.
         boxes = []
@@ -472,7 +474,10 @@ class _Motions:
             # The hulls are the model's own and only ever asked for distances: moving their
             # Coal transforms (what ``T`` would do, without its checks) is all that is needed.
             model = self.model
-            T = self.T[sample, model.body[part]] @ model.T_body_hull[part]
+            T = self.T[sample, model.body[part]]
+            offset = model.hull_offset[part]
+            if offset is not None:
+                T = T @ offset
             hull._place(T if self.W_moved is None else self.W_moved @ T)
             self.hull_at[part] = sample
         return hull

@@ -34,16 +34,32 @@ _SPHERE, _BOX, _CAPSULE, _CYLINDER, _HALFSPACE, _CLOUD, _OTHER = range(7)
 
 
 @njit(cache=True)
+def _columns(mimic: np.ndarray) -> np.ndarray:
+    """Each moving joint's dof with a nonzero coefficient in ``mimic``: row ``j`` is their
+    count, then their indices in order (bodies - 1, dof + 1)."""
+    dof = mimic.shape[0] - 1
+    out = np.zeros((mimic.shape[1], dof + 1), dtype=np.int64)
+    for j in range(mimic.shape[1]):
+        for i in range(dof):
+            if mimic[i, j] != 0.0:
+                out[j, 0] += 1
+                out[j, out[j, 0]] = i
+    return out
+
+
+@njit(cache=True)
 def _fk(
     q: np.ndarray,
     parent: np.ndarray,
     mimic: np.ndarray,
+    columns: np.ndarray,
     joints: np.ndarray,
     T: np.ndarray,
     L: np.ndarray,
 ) -> None:
     """T_base_body of every body into ``T`` (bodies, 12): R row by row, then t (``L``: a
-    buffer of 12)."""
+    buffer of 12; ``columns`` from :func:`_columns`). The zero terms of the joint values and
+    of the joints' poses are skipped, which leaves every value as the full sums give it."""
     dof = q.shape[0]
     for k in range(12):
         T[0, k] = 0.0
@@ -53,15 +69,21 @@ def _fk(
     for b in range(1, parent.shape[0]):
         j = b - 1
         v = mimic[dof, j]
-        for i in range(dof):
-            v += q[i] * mimic[i, j]
-        s = math.sin(v)
-        c = 1.0 - math.cos(v)
-        for k in range(9):
-            L[k] = joints[j, k] + s * joints[j, 9 + k] + c * joints[j, 18 + k]
-        for k in range(3):
-            L[9 + k] = joints[j, 27 + k] + v * joints[j, 30 + k]
+        for n in range(1, 1 + columns[j, 0]):
+            v += q[columns[j, n]] * mimic[columns[j, n], j]
         p = parent[b]
+        if joints[j, 30] == 0.0 and joints[j, 31] == 0.0 and joints[j, 32] == 0.0:  # turning
+            s = math.sin(v)
+            c = 1.0 - math.cos(v)
+            for k in range(9):
+                L[k] = joints[j, k] + s * joints[j, 9 + k] + c * joints[j, 18 + k]
+            for k in range(3):
+                L[9 + k] = joints[j, 27 + k]
+        else:  # sliding
+            for k in range(9):
+                L[k] = joints[j, k]
+            for k in range(3):
+                L[9 + k] = joints[j, 27 + k] + v * joints[j, 30 + k]
         for r in range(3):
             p0, p1, p2 = T[p, 3 * r], T[p, 3 * r + 1], T[p, 3 * r + 2]
             T[b, 3 * r] = p0 * L[0] + p1 * L[3] + p2 * L[6]
@@ -141,22 +163,9 @@ def _cloud_gap(
 
 
 @njit(cache=True)
-def _gap(
-    kind: np.ndarray,
-    d: np.ndarray,
-    o: int,
-    info: np.ndarray,
-    grid: np.ndarray,
-    cells: np.ndarray,
-    x: float,
-    y: float,
-    z: float,
-    r: float,
-    cap: float,
-) -> float:
-    """Gap between the sphere (x, y, z, r) and obstacle ``o`` (see packing for ``d``); for a
-    cloud, exact below ``cap`` and else ``cap``."""
-    k = kind[o]
+def _shape_gap(k: int, d: np.ndarray, o: int, x: float, y: float, z: float, r: float) -> float:
+    """Gap between the sphere (x, y, z, r) and obstacle ``o`` of kind ``k``, any kind but a
+    cloud (see packing for ``d``)."""
     if k == _SPHERE:
         dx, dy, dz = x - d[o, 0], y - d[o, 1], z - d[o, 2]
         return math.sqrt(dx * dx + dy * dy + dz * dz) - r - d[o, 3]
@@ -181,9 +190,46 @@ def _gap(
         er = max(math.sqrt(lx * lx + ly * ly) - d[o, 12], 0.0)
         ez = max(abs(lz) - d[o, 13], 0.0)
         return math.sqrt(er * er + ez * ez) - r
-    if k == _HALFSPACE:
-        return d[o, 0] * x + d[o, 1] * y + d[o, 2] * z - d[o, 3] - r
-    return _cloud_gap(d, o, info, grid, cells, x, y, z, r, cap)
+    return d[o, 0] * x + d[o, 1] * y + d[o, 2] * z - d[o, 3] - r  # a half-space
+
+
+@njit(cache=True)
+def _link_gap(
+    kind: np.ndarray,
+    d: np.ndarray,
+    o: int,
+    info: np.ndarray,
+    grid: np.ndarray,
+    cells: np.ndarray,
+    C: np.ndarray,
+    spheres: np.ndarray,
+    first: int,
+    last: int,
+    cap: float,
+    tolerance: float,
+) -> float:
+    """The smallest gap between spheres ``first:last`` (centres ``C``, radii ``spheres[:,
+    3]``) and obstacle ``o``, exact when below ``cap`` (else ``cap``), and stopping once it
+    is at most ``tolerance``. The obstacle's kind is read once: a box's loop is plain."""
+    g = cap
+    k = kind[o]
+    if k == _BOX or k == _OTHER:
+        for i in range(first, last):
+            g = min(g, _box_gap(d, o, C[i, 0], C[i, 1], C[i, 2], spheres[i, 3]))
+            if g <= tolerance:
+                return g
+    elif k == _CLOUD:
+        for i in range(first, last):
+            g = min(g, _cloud_gap(d, o, info, grid, cells, C[i, 0], C[i, 1], C[i, 2],
+                                  spheres[i, 3], g))  # fmt: skip
+            if g <= tolerance:
+                return g
+    else:
+        for i in range(first, last):
+            g = min(g, _shape_gap(k, d, o, C[i, 0], C[i, 1], C[i, 2], spheres[i, 3]))
+            if g <= tolerance:
+                return g
+    return g
 
 
 @njit(cache=True)
@@ -245,6 +291,7 @@ def _check(
     q: np.ndarray,
     parent: np.ndarray,
     mimic: np.ndarray,
+    columns: np.ndarray,
     joints: np.ndarray,
     spheres: np.ndarray,
     link_start: np.ndarray,
@@ -263,7 +310,7 @@ def _check(
     placed: np.ndarray,
 ) -> int:
     """The code of one configuration."""
-    _fk(q, parent, mimic, joints, T, L)
+    _fk(q, parent, mimic, columns, joints, T, L)
     n_links = links.shape[0]
     _place(links, 0, n_links, T, LC)
     for link in range(n_links):
@@ -290,14 +337,12 @@ def _check(
             if not placed[link]:
                 _place(spheres, link_start[link], link_start[link + 1], T, C)
                 placed[link] = True
-            for i in range(link_start[link], link_start[link + 1]):
-                g = _gap(kind, data, o, cloud, grid, cells, C[i, 0], C[i, 1], C[i, 2],
-                         spheres[i, 3], CAP)  # fmt: skip
-                if g <= 0.0:
-                    if kind[o] != _OTHER:
-                        return HIT
-                    unsure = True
-                    break
+            g = _link_gap(kind, data, o, cloud, grid, cells, C, spheres, link_start[link],
+                          link_start[link + 1], CAP, 0.0)  # fmt: skip
+            if g <= 0.0:
+                if kind[o] != _OTHER:
+                    return HIT
+                unsure = True
     return UNSURE if unsure else FREE
 
 
@@ -325,9 +370,10 @@ def check_many(
     C = np.empty((spheres.shape[0], 3))
     LC = np.empty((links.shape[0], 3))
     placed = np.zeros(links.shape[0], dtype=np.bool_)
+    columns = _columns(mimic)
     for n in range(Q.shape[0]):
         out[n] = _check(
-            Q[n], parent, mimic, joints, spheres, link_start, links, pairs,
+            Q[n], parent, mimic, columns, joints, spheres, link_start, links, pairs,
             kind, bound, data, cloud, grid, cells, T, L, C, LC, placed,
         )  # fmt: skip
     return out
@@ -438,6 +484,22 @@ def _skip(g: float, A: float, B: float) -> float:
 
 
 @njit(cache=True)
+def _skips(g: float, A: float, B: float, A2: float, B2: float, S: float) -> float:
+    """The farthest of :func:`_skip` by the three bounds on how fast a gap ``g`` shrinks:
+    ``A + B s``, ``A2 + B2 s`` and ``S``."""
+    return max(_skip(g, A, B), _skip(g, A2, B2), _skip(g, S, 0.0))
+
+
+@njit(cache=True)
+def _box_gap3(lo: np.ndarray, hi: np.ndarray, x: float, y: float, z: float, r: float) -> float:
+    """Gap between the sphere (x, y, z, r) and the axis-aligned box ``lo`` to ``hi`` (3)."""
+    ex = max(lo[0] - x, x - hi[0], 0.0)
+    ey = max(lo[1] - y, y - hi[1], 0.0)
+    ez = max(lo[2] - z, z - hi[2], 0.0)
+    return math.sqrt(ex * ex + ey * ey + ez * ez) - r
+
+
+@njit(cache=True)
 def _motions(
     Q0: np.ndarray,
     Q1: np.ndarray,
@@ -471,12 +533,20 @@ def _motions(
     pair. An interval is checked at its middle ``t`` (the middle
     step), ``h`` from its ends. A pair's gap shrinks at most at ``A + B s`` after a move of
     ``s`` either way (see :func:`motions_bound`), so a gap above ``A h + B h^2 / 2`` proves
-    the pair apart on the whole interval: the bounding spheres' gap is tried first, then
-    the pair's spheres are measured. A measured gap at most ``tolerance`` ends the motion
+    the pair apart on the whole interval: a link's bounding sphere, grown by its own limit
+    (the first bound on its speed, ``S h``, then the better of all three), is tried first
+    against the box around every obstacle's bounding sphere, then the bounding spheres' gap
+    (a box's own, for a box), then the pair's spheres are measured. A step proved apart is
+    a step whose test would find it apart, so the steps' answers are those of testing every
+    step. A measured gap at most ``tolerance`` ends the motion
     (HIT; UNSURE for an obstacle the kernel cannot test, whose pairs are then dropped).
     Every pair left is proved apart within some ``r`` of ``t`` (its gap's root of the
     bound); the pairs left are passed to the rest of the interval on either side, past the
     smallest ``r`` (the steps farther than it from the middle one).
+
+    Every buffer is allocated once per call, and every per-model constant (the joints'
+    nonzero coefficients, each key's links and the joints between a pair) once per call
+    too: a batch of motions is one call.
     """
     out = np.zeros(Q0.shape[0], dtype=np.int8)
     n_links = links.shape[0]
@@ -490,18 +560,32 @@ def _motions(
     LC = np.empty((n_links, 3))
     placed = np.zeros(n_links, dtype=np.bool_)
     timed = np.zeros(n_links, dtype=np.bool_)
+    limited = np.zeros(n_links, dtype=np.bool_)
     D = np.zeros((n_links, n_bodies))
     W = np.zeros((n_links, n_bodies))
     AX = np.zeros((n_bodies, 3))
     A_link = np.zeros(n_links)
     B_link = np.zeros(n_links)
     B_pair = np.zeros(n_pairs)
+    S_link = np.zeros(n_links)  # how fast anything can move each link's sphere, at most
+    S_pair = np.zeros(n_pairs)  # and one of a pair's spheres relative to the other
     V_link = np.zeros(n_links)
     P_link = np.zeros(n_links)
     dof = Q0.shape[1]
     q = np.empty(dof)
     dv = np.zeros(n_bodies)
     sdv = np.zeros(n_bodies)
+    after = np.zeros(n_bodies)  # the speed the joints from j on give a link, at most
+    limit_link = np.zeros(n_links)  # a link's limit against obstacles, this interval
+    clear = np.zeros(n_links, dtype=np.bool_)  # beyond the limit from every obstacle
+    # The box around every obstacle's bounding sphere (none with a half-space).
+    box_lo = np.full(3, math.inf)
+    box_hi = np.full(3, -math.inf)
+    for o in range(n_obstacles):
+        for i in range(3):
+            box_lo[i] = min(box_lo[i], bound[o, i] - bound[o, 3])
+            box_hi[i] = max(box_hi[i], bound[o, i] + bound[o, 3])
+    boxed = n_obstacles > 0 and math.isfinite(box_lo.sum() + box_hi.sum())
     key_link = np.empty(n_keys, dtype=np.int64)  # each key's links, or link and obstacle
     key_other = np.empty(n_keys, dtype=np.int64)
     between = np.zeros((n_pairs, n_bodies + 1), dtype=np.int64)  # joints moving b from a
@@ -521,6 +605,7 @@ def _motions(
     first = np.empty(STACK, dtype=np.int64)
     count = np.empty(STACK, dtype=np.int64)
     discrete = resolution > 0.0
+    columns = _columns(mimic)
     for m in range(Q0.shape[0]):
         largest = 0.0
         for j in range(n_bodies - 1):
@@ -537,7 +622,9 @@ def _motions(
                 W[link, j] = dv[j] * deeper * chain[link, j]
                 total += W[link, j]
                 deeper += reach[link, j] * dv[j] * chain[link, j]
+                after[j] = deeper
             B_link[link] = total
+            S_link[link] = deeper
             # How fast a point's speed can change: each joint's change times how fast its
             # axis turns (the joints before it) times the point's distance from the joint's
             # origin, twice, plus the point's speed from the joint on.
@@ -549,10 +636,7 @@ def _motions(
                 if axes[j, 3] != 0.0:
                     total += dv[j] * before
                 else:
-                    after = 0.0
-                    for i in range(j, n_bodies):
-                        after += reach[link, i] * dv[i] * chain[link, i]
-                    total += dv[j] * (2.0 * before * span[link, j] + after)
+                    total += dv[j] * (2.0 * before * span[link, j] + after[j])
                 before += dv[j]
             P_link[link] = total
         for p in range(n_pairs):
@@ -561,6 +645,11 @@ def _motions(
             for i in range(1, 1 + between[p, 0]):
                 total += W[a, between[p, i]] + W[b, between[p, i]]
             B_pair[p] = total
+            total = 0.0
+            for i in range(1, 1 + between[p, 0]):
+                j = between[p, i]
+                total += dv[j] * (reach[a, j] + reach[b, j])
+            S_pair[p] = total
         steps = max(math.ceil(largest / resolution), 1) if discrete else 1
         for k in range(n_keys):
             keys[k] = k
@@ -591,12 +680,13 @@ def _motions(
                 h = 0.5 * (t1 - t0)
             for i in range(dof):
                 q[i] = Q0[m, i] + t * (Q1[m, i] - Q0[m, i])
-            _fk(q, parent, mimic, joints, T, L12)
+            _fk(q, parent, mimic, columns, joints, T, L12)
             _axes(T, axes, dv, AX)
             _place(links, 0, n_links, T, LC)
             for link in range(n_links):
                 placed[link] = False
                 timed[link] = False
+                limited[link] = False
             kept = start + n  # the pairs left go after this interval's
             end = kept
             proved = math.inf  # every pair left is apart within this of t
@@ -605,6 +695,12 @@ def _motions(
                 a, o = key_link[k], key_other[k]
                 if k < n_pairs:
                     b = o
+                    S = S_pair[k]
+                    limit = GROW * S * h + SLACK
+                    dx, dy, dz = LC[a, 0] - LC[b, 0], LC[a, 1] - LC[b, 1], LC[a, 2] - LC[b, 2]
+                    g = math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 5] - links[b, 5]
+                    if g > limit:
+                        continue
                     for link in (a, b):
                         if not timed[link]:
                             A_link[link] = _speeds(
@@ -616,15 +712,13 @@ def _motions(
                         A += D[a, between[k, i]] + D[b, between[k, i]]
                     B = B_pair[k]
                     A2, B2 = V_link[a] + V_link[b], P_link[a] + P_link[b]
-                    limit = _limit(A, B, A2, B2, h)
-                    dx, dy, dz = LC[a, 0] - LC[b, 0], LC[a, 1] - LC[b, 1], LC[a, 2] - LC[b, 2]
-                    g = math.sqrt(dx * dx + dy * dy + dz * dz) - links[a, 5] - links[b, 5]
+                    limit = min(limit, _limit(A, B, A2, B2, h))
                     if g > limit:
                         continue
                     if not discrete and g + 2.0 * (links[a, 5] + links[b, 5]) < limit:
                         keys[kept] = k  # no sphere's gap could prove the pair apart here
                         kept += 1
-                        proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+                        proved = min(proved, _skips(g, A, B, A2, B2, S))
                         continue
                     for link in (a, b):
                         if not placed[link]:
@@ -635,29 +729,51 @@ def _motions(
                 else:
                     if unsure and kind[o] == _OTHER:
                         continue
-                    if not timed[a]:
-                        A_link[a] = _speeds(a, T, LC, links, axes, AX, chain, dv, sdv, D, V_link)
-                        timed[a] = True
-                    A, B, A2, B2 = A_link[a], B_link[a], V_link[a], P_link[a]
-                    limit = _limit(A, B, A2, B2, h)
-                    g = _link_bound(kind, data, bound, o, LC[a, 0], LC[a, 1], LC[a, 2],
-                                    links[a, 3])  # fmt: skip
-                    if g > limit:
+                    x, y, z, r = LC[a, 0], LC[a, 1], LC[a, 2], links[a, 3]
+                    S = S_link[a]
+                    if not limited[a]:  # the link's limit, and whether it clears every obstacle
+                        limited[a] = True
+                        limit = GROW * S * h + SLACK
+                        clear[a] = boxed and _box_gap3(box_lo, box_hi, x, y, z, r) > limit
+                        if not clear[a]:
+                            if not timed[a]:
+                                A_link[a] = _speeds(
+                                    a, T, LC, links, axes, AX, chain, dv, sdv, D, V_link
+                                )
+                                timed[a] = True
+                            limit = min(limit, _limit(A_link[a], B_link[a], V_link[a],
+                                                      P_link[a], h))  # fmt: skip
+                            clear[a] = boxed and _box_gap3(box_lo, box_hi, x, y, z, r) > limit
+                        limit_link[a] = limit
+                    if clear[a]:
                         continue
+                    A, B, A2, B2 = A_link[a], B_link[a], V_link[a], P_link[a]
+                    limit = limit_link[a]
+                    ko = kind[o]
+                    if ko == _BOX or ko == _OTHER:
+                        g = _box_gap(data, o, x, y, z, r)
+                        if g > limit:
+                            continue
+                    else:
+                        dx, dy, dz = x - bound[o, 0], y - bound[o, 1], z - bound[o, 2]
+                        g = math.sqrt(dx * dx + dy * dy + dz * dz) - r - bound[o, 3]
+                        if g > limit:
+                            continue
+                        if ko != _CLOUD:  # the bounding sphere's own gap, a closer bound
+                            g = max(g, _shape_gap(ko, data, o, x, y, z, r))
+                            if g > limit:
+                                continue
                     if not discrete and g + 2.0 * links[a, 3] < limit:
                         keys[kept] = k  # no sphere's gap could prove the pair apart here
                         kept += 1
-                        proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+                        proved = min(proved, _skips(g, A, B, A2, B2, S))
                         continue
                     if not placed[a]:
                         _place(spheres, link_start[a], link_start[a + 1], T, C)
                         placed[a] = True
-                    g = max(limit, 2.0 * tolerance)  # gaps above it need not be exact
-                    for i in range(link_start[a], link_start[a + 1]):
-                        g = min(g, _gap(kind, data, o, cloud, grid, cells, C[i, 0], C[i, 1],
-                                        C[i, 2], spheres[i, 3], g))  # fmt: skip
-                        if g <= tolerance:
-                            break
+                    g = _link_gap(kind, data, o, cloud, grid, cells, C, spheres, link_start[a],
+                                  link_start[a + 1], max(limit, 2.0 * tolerance),
+                                  tolerance)  # fmt: skip
                 if g <= tolerance:
                     if k >= n_pairs and kind[o] == _OTHER:
                         unsure = True
@@ -667,7 +783,7 @@ def _motions(
                 if g < limit:  # (a gap of limit or more is measured as limit)
                     keys[kept] = k
                     kept += 1
-                    proved = min(proved, max(_skip(g, A, B), _skip(g, A2, B2)))
+                    proved = min(proved, _skips(g, A, B, A2, B2, S))
             if code == HIT:
                 break
             if kept == end:
@@ -755,14 +871,18 @@ def motions_bound(
     ``s`` (either way) is apart while ``A s + B s^2 / 2 < g``: ``A`` sums, over the joints
     that move one side relative to the other, each joint's change times the side's farthest
     distance from the joint's axis there, and ``B`` bounds how fast that distance grows (the
-    deeper joints' changes times their reach). A second bound holds too, and the better of
-    the two is taken: ``A`` the speed of the link's bounding sphere there (its centre's
+    deeper joints' changes times their reach). Two more bounds hold, and the best of the
+    three is taken: ``A`` the speed of the link's bounding sphere there (its centre's
     speed plus its turning rate times its radius; for two links, the sum of theirs) and
     ``B`` a bound on how fast a point's speed can change anywhere on the motion (each
     joint's change times twice the turning rate of its axis times the point's distance from
     the joint, :attr:`~spatialcontact.spheres.packing.Robot.span`, plus the speed the joints
-    from it on give the point). The motion is split until every pair is proved apart on
-    every piece (see :func:`_motions`): FREE. HIT when a gap is at most
+    from it on give the point). A third holds everywhere on the motion, with ``B`` 0: ``A``
+    the robot issue's safe-skip bound ``S``, the sum over the same joints of each joint's
+    change times the side's reach from its axis in any configuration
+    (:attr:`~spatialcontact.spheres.packing.Robot.reach`); it costs nothing at a
+    configuration, so it is tried first. The motion is split until every pair is proved
+    apart on every piece (see :func:`_motions`): FREE. HIT when a gap is at most
     ``tolerance`` (touching, or too close to prove) or a pair is still unproved after
     :data:`MAX_DEPTH` halvings; else UNSURE when a gap to the box of an obstacle the kernel
     cannot test was.

@@ -294,17 +294,39 @@ class SphereRobotModel(RobotModel):
             return super()._motion_rows(Q0, Q1, scene, tolerance)
         from . import kernel
 
-        r, o = self._kernel_robot(), self._kernel_scene(scene)
-        codes = kernel.motions_bound(
-            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), tolerance, r.parent, r.mimic,
-            r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.span, r.axes,
-            o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
-        )  # fmt: skip
+        codes = self._bound_codes(Q0, Q1, scene, tolerance)
         out: np.ndarray = codes == kernel.FREE
         unsure = np.flatnonzero(codes == kernel.UNSURE)
         if len(unsure):
             out[unsure] = super()._motion_rows(Q0[unsure], Q1[unsure], scene, tolerance)
         return out
+
+    def _bound_codes(
+        self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
+    ) -> np.ndarray:
+        """The kernel's code (FREE, HIT or UNSURE) of each checked motion, ``method="bound"``,
+        for a robot the kernel can answer (:meth:`_kernel_ready`)."""
+        from . import kernel
+
+        r, o = self._kernel_robot(), self._kernel_scene(scene)
+        codes: np.ndarray = kernel.motions_bound(
+            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), tolerance, r.parent, r.mimic,
+            r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.span, r.axes,
+            o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
+        )  # fmt: skip
+        return codes
+
+    def _proved_free(
+        self, Q0: np.ndarray, Q1: np.ndarray, scene: Scene | None, tolerance: float
+    ) -> np.ndarray:
+        """Which checked motions the kernel proves free, with nothing else asked: False for a
+        motion that touches, comes within ``tolerance`` or meets an obstacle the kernel has
+        no test for (see :meth:`RobotModel.set_motion_prefilter
+        <spatialcontact.robot.RobotModel.set_motion_prefilter>`)."""
+        from . import kernel
+
+        free: np.ndarray = self._bound_codes(Q0, Q1, scene, tolerance) == kernel.FREE
+        return free
 
     @_exclusive
     def check_motions(

@@ -8,11 +8,13 @@ answer. The formulas are the kernel's, written again with arrays.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .packing import BOX, CAPSULE, CLOUD, CYLINDER, HALFSPACE, OTHER, SPHERE, Obstacles, Robot
 
-__all__ = ["body_poses", "check_many", "sphere_centres"]
+__all__ = ["body_poses", "check_many", "motion_steps", "motions_discrete", "sphere_centres"]
 
 
 def body_poses(robot: Robot, Q: np.ndarray) -> np.ndarray:
@@ -109,3 +111,27 @@ def check_many(robot: Robot, obstacles: Obstacles, Q: np.ndarray) -> np.ndarray:
         else:
             hit |= touching
     return np.where(hit, 1, np.where(unsure, 2, 0)).astype(np.int8)
+
+
+def motion_steps(robot: Robot, q0: np.ndarray, q1: np.ndarray, resolution: float) -> np.ndarray:
+    """The configurations (steps + 1, dof) the kernel's ``motions_discrete`` checks on
+    ``q0 -> q1`` (dof,): the fewest equal steps of at most ``resolution`` in every joint
+    value (mimic joints included), both ends included."""
+    largest = float(np.abs((q1 - q0) @ robot.mimic[:-1]).max(initial=0.0))
+    steps = max(math.ceil(largest / resolution), 1)
+    t = np.arange(steps + 1) / steps
+    out: np.ndarray = q0 + t[:, None] * (q1 - q0)
+    return out
+
+
+def motions_discrete(
+    robot: Robot, obstacles: Obstacles, Q0: np.ndarray, Q1: np.ndarray, resolution: float
+) -> np.ndarray:
+    """The kernel's code (int8, M) of every motion ``Q0[m] -> Q1[m]`` (M, dof) checked at
+    the steps of :func:`motion_steps`: 1 when :func:`check_many` finds a step colliding,
+    else 2 when it finds one unsure, else 0. Every step is checked."""
+    out = np.zeros(len(Q0), dtype=np.int8)
+    for m, (q0, q1) in enumerate(zip(Q0, Q1, strict=True)):
+        codes = check_many(robot, obstacles, motion_steps(robot, q0, q1, resolution))
+        out[m] = 1 if (codes == 1).any() else int(codes.max())
+    return out
