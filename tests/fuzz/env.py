@@ -148,6 +148,12 @@ class Env:
         return sc.RobotModel.from_urdf(panda / "panda.urdf", srdf=panda / "panda.srdf")
 
     @cached_property
+    def prefilter_arm(self) -> sc.RobotModel:
+        """A copy of :attr:`arm` for the motion prefilter cases (they change it)."""
+        urdf, srdf = self.arm_files
+        return sc.RobotModel.from_urdf(urdf, srdf=srdf)
+
+    @cached_property
     def arm_spheres(self) -> Any:
         return self.arm.spheres(count=2)
 

@@ -713,20 +713,25 @@ def hull(rng: np.random.Generator, env: Any) -> Case:
 
     def check(made: Any) -> None:
         pts = np.asarray(made.points)
-        centre = (pts.max(axis=0) + pts.min(axis=0)) / 2
+        low, high = pts.min(axis=0), pts.max(axis=0)
+        centre = (high + low) / 2
         width = float(np.ptp(pts, axis=0).max())
-        far = np.abs(centre).max() > width or np.abs(centre).max() + 3 * width > 9e5
-        axis = int(np.argmax(np.abs(centre))) if far else 2
-        up = 1.0 if centre[axis] <= 0 else -1.0  # towards the origin, inside the range
-        radius = max(width / 4, 1e-5)
+        # A probe beyond the face of the hull's box with the most room before the edge of
+        # the supported range (+-1e6 m, less a margin), the face's middle in front of it.
+        rooms = np.concatenate([9e5 - high, low + 9e5])  # beyond +x, +y, +z, -x, -y, -z
+        k = int(np.argmax(rooms))
+        axis, up, room = k % 3, 1.0 if k < 3 else -1.0, float(rooms[k])
+        assert room > 0, f"no room for a probe beside a hull spanning {low} to {high}"
+        clear = min(width / 2, room / 2)  # how far the probe stays off the face
+        radius = max(min(width / 4, room / 4), 1e-5)
+        face = high[axis] if up > 0 else low[axis]
         at = centre.copy()
-        at[axis] += up * (width + radius)  # half a width clear of the hull's box
+        at[axis] = face + up * (clear + radius)
         ball = sc.Sphere(radius, pose=trans(*at))
         d = made.distance(ball)
         finite(d)
-        assert 0 < d <= width, f"distance {d} of a sphere {width} off a hull {width} wide"
+        assert 0 < d <= width, f"distance {d} of a sphere {clear} off a hull {width} wide"
         if expect == "answer":
-            face = pts[:, axis].max() if up > 0 else pts[:, axis].min()
             gap = abs(at[axis] - face) - ball.radius
             close(d, gap, 1e-5 * max(1.0, width), "distance to the cube's face")
 

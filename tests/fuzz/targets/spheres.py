@@ -382,3 +382,52 @@ def mesh_paths(rng: np.random.Generator, env: Any) -> Case:
     return Case(
         f"meshes.path({r(value)})", lambda: sc.meshes.path(value), expect, "name", value, check
     )
+
+
+@target(
+    "motion prefilters",
+    covers=["RobotModel.set_motion_prefilter"],
+)
+def prefilters(rng: np.random.Generator, env: Any) -> Case:
+    robot = env.prefilter_arm
+    fitted = env.arm_spheres
+    options: list[tuple[Any, str]] = [
+        (fitted, "answer"),
+        (None, "answer"),
+        (5, "error"),
+        ("model", "error"),
+        (fitted.spheres, "error"),
+        (spheres.SphereModel({"base": np.array([[0, 0, 0, 0.01]])}), "error"),  # not covering
+        (spheres.SphereModel({**fitted.spheres}, {"base": ["hand"]}), "error"),  # a checked pair
+        (spheres.SphereModel({**fitted.spheres}, {"base": ["upper"]}), "answer"),  # SRDF's own
+        (spheres.SphereModel({**fitted.spheres}, {}, {"hand": -0.001}), "error"),  # shrinks
+        (spheres.SphereModel({**fitted.spheres}, {}, {"hand": 0.01}), "answer"),
+    ]
+    model, expect = options[int(rng.integers(len(options)))]
+    before = robot.motion_prefilter
+    Q = robot.sample(2, rng)
+    steps = np.linspace(0.0, 1.0, 41)[:, None]
+
+    def set_and_move() -> Any:
+        try:
+            robot.set_motion_prefilter(model)
+        except Exception:
+            assert robot.motion_prefilter is before, "a refused prefilter changed the robot"
+            raise
+        return robot.check_motion(Q[0], Q[1])
+
+    def check(free: Any) -> None:
+        assert robot.motion_prefilter is model
+        assert isinstance(free, bool)
+        if free:  # never free where a fine discretisation collides
+            assert not robot.check(Q[0] + steps * (Q[1] - Q[0])).any(), "free, but collides"
+
+    return Case(
+        f"arm.set_motion_prefilter({r(model)}); check_motion(q0, q1)",
+        set_and_move,
+        expect,
+        ("spheres", "SphereModel"),
+        model,
+        check,
+        shows_value=isinstance(model, (int, str)),
+    )
