@@ -52,6 +52,7 @@ from typing import Any
 
 import coal
 import numpy as np
+from _poses import random_rigid
 from _timing import (
     Figures,
     Settings,
@@ -105,20 +106,6 @@ TARGET_SCALE = 3.0
 
 
 # --------------------------------------------------------------------------------- poses
-
-
-def rigid(rng: np.random.Generator) -> np.ndarray:
-    """A random rigid (4, 4) pose: uniform rotation, translation within 1 m per axis."""
-    q = rng.normal(size=4)
-    w, x, y, z = q / np.linalg.norm(q)
-    T = np.eye(4)
-    T[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
-    T[:3, 3] = rng.uniform(-1.0, 1.0, 3)
-    return T
 
 
 def rot(axis: int, angle: float) -> np.ndarray:
@@ -268,7 +255,7 @@ def check_placed(
 
 def leaf_pose(settings: Settings) -> Section:
     rng = np.random.default_rng(1)
-    Ms = [rigid(rng) for _ in range(POSES)]
+    Ms = [random_rigid(rng, 1.0) for _ in range(POSES)]
     leaf = sc.Sphere(0.1)
     tf = coal.Transform3s()
     RT = [split(M) for M in Ms]
@@ -311,7 +298,7 @@ def leaf_pose(settings: Settings) -> Section:
 
 def bulk_placement(settings: Settings) -> Section:
     rng = np.random.default_rng(2)
-    G = rigid(rng)
+    G = random_rigid(rng, 1.0)
     group = sc.CollisionShapeGroup(
         [sc.Capsule(LINK_RADIUS, LINK_LENGTH) for _ in range(LINKS)], pose=G
     )
@@ -383,7 +370,7 @@ def bulk_placement(settings: Settings) -> Section:
 
 def group_pose(settings: Settings) -> Section:
     rng = np.random.default_rng(3)
-    Ms = [rigid(rng) for _ in range(POSES)]
+    Ms = [random_rigid(rng, 1.0) for _ in range(POSES)]
     P = np.array([np.eye(4) for _ in range(LINKS)])
     P[:, 2, 3] = np.arange(LINKS) * PITCH
     group = sc.CollisionShapeGroup([sc.Sphere(0.05, pose=E) for E in P])
@@ -431,7 +418,7 @@ def scene_pair(settings: Settings) -> Section:
     rng = np.random.default_rng(4)
     Ms = []
     for k in range(SCENE_POSES):
-        M = rigid(rng)
+        M = random_rigid(rng, 1.0)
         direction = rng.normal(size=3)
         M[:3, 3] = direction / np.linalg.norm(direction) * (0.8 if k % 2 == 0 else 1.5)
         Ms.append(M)

@@ -33,6 +33,7 @@ from typing import Any
 
 import coal
 import numpy as np
+from _poses import random_rigid
 from _timing import (
     Figures,
     Settings,
@@ -82,18 +83,6 @@ def rot_y(a: float) -> np.ndarray:
 def translation(x: float, y: float, z: float) -> np.ndarray:
     T = np.eye(4)
     T[:3, 3] = (x, y, z)
-    return T
-
-
-def random_rotation(rng: np.random.Generator) -> np.ndarray:
-    q = rng.normal(size=4)
-    w, x, y, z = q / np.linalg.norm(q)
-    T = np.eye(4)
-    T[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
     return T
 
 
@@ -200,7 +189,7 @@ def make_scene50(rng: np.random.Generator, n_poses: int) -> Scene50:
     leaves: list[sc.CollisionShape] = []
     sg_leaves: list[Any] = []
     for i in range(50):
-        T = translation(1.5 * (i % 10), 1.5 * (i // 10), 0.0) @ random_rotation(rng)
+        T = translation(1.5 * (i % 10), 1.5 * (i // 10), 0.0) @ random_rigid(rng)
         kind = i % 4
         if kind == 0:
             r = rng.uniform(0.2, 0.5)

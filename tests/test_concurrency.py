@@ -42,7 +42,9 @@ import threading
 import numpy as np
 
 sys.path.insert(0, sys.argv[1])  # the tests folder, for conftest's shapes
-from conftest import LEAF_KINDS, UNSUPPORTED_ALL, UNSUPPORTED_DISTANCE, make_leaf
+from conftest import (
+    LEAF_KINDS, UNSUPPORTED_ALL, UNSUPPORTED_DISTANCE, make_leaf, quaternion_matrix,
+)
 
 import spatialcontact as sc
 
@@ -53,14 +55,8 @@ errors = []
 
 def pose(seed, reach):
     rng = np.random.default_rng(seed)
-    q = rng.normal(size=4)
-    w, x, y, z = q / np.linalg.norm(q)
     T = np.eye(4)
-    T[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-    ]
+    T[:3, :3] = quaternion_matrix(*rng.normal(size=4))
     T[:3, 3] = rng.uniform(-reach, reach, 3)
     return T
 
