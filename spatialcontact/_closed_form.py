@@ -100,6 +100,19 @@ _SHORT = 1e-150
 _NOISE = 1e-30
 """A squared core distance below ``_NOISE`` times the squared scale of the inputs is rounding:
 the centre is on the axis, or the segments meet."""
+TIE = 1e-12
+"""The half-space pairs' tie rule: a unit vector's component (or a cosine) within this of 0 is
+0, so a box face, a capsule or a cylinder cap that is parallel to the plane up to rounding
+gives the centre of the face, segment or cap as its deepest point (its depth is then off by at
+most ``TIE`` times its size), the same in the scalar and the vectorised forms."""
+
+
+def _sign(x: FloatArray, scale: FloatArray | float = 1.0) -> FloatArray:
+    """The sign of ``x``, 0 within ``TIE * scale`` of 0."""
+    out: FloatArray = np.sign(x) * (np.abs(x) > TIE * scale)
+    return out
+
+
 _SMALL = 64
 """Batches up to this size take the paths with the fewest numpy calls (a call costs more than
 its arithmetic there); larger ones the paths with the fewest slow strided passes."""
@@ -691,7 +704,7 @@ def capsule_halfspace(
     n = _points(normal)
     p = _points(a)
     axis = _points(b) - p
-    deepest = p + (0.5 - 0.5 * np.sign(_dot(axis, n)))[:, None] * axis
+    deepest = p + (0.5 - 0.5 * _sign(_dot(axis, n), np.sqrt(_dot(axis, axis))))[:, None] * axis
     return _on_plane(deepest, radius, n, offset)
 
 
@@ -727,7 +740,7 @@ def box_halfspace(
     n = _points(normal)
     rot, t = _frames(pose)
     h = 0.5 * np.asarray(size, dtype=np.float64)
-    vertex = t - _to_world(h * np.sign(_to_local(n, rot)), rot)
+    vertex = t - _to_world(h * _sign(_to_local(n, rot)), rot)
     return _on_plane(vertex, 0.0, n, offset)
 
 
@@ -773,8 +786,8 @@ def cylinder_halfspace(
     along = _dot(n, axis)
     w = _cross(axis, _cross(n, axis))  # n across the axis, square to it even when tiny
     wn = np.sqrt(_dot(w, w))
-    radial = w * (radius / (wn + (wn == 0.0)))[:, None]
-    rim = t - (0.5 * length * np.sign(along))[:, None] * axis - radial
+    radial = w * np.where(wn > TIE, radius / np.maximum(wn, TIE), 0.0)[:, None]
+    rim = t - (0.5 * length * _sign(along))[:, None] * axis - radial
     return _on_plane(rim, 0.0, n, offset)
 
 

@@ -22,6 +22,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ._closed_form import TIE
+
 __all__ = [
     "Answer",
     "box_halfspace",
@@ -125,8 +127,10 @@ def _on_plane(k1: Vec, r1: float, pn: Vec, offset: float) -> Answer:
     return _finish(k1, r1, k2, 0.0, (0.0 - pn[0], 0.0 - pn[1], 0.0 - pn[2]), s)
 
 
-def _sign(x: float) -> float:
-    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+def _sign(x: float, scale: float = 1.0) -> float:
+    """The sign of ``x``, 0 within ``TIE * scale`` of 0 (the tie rule of :data:`TIE`)."""
+    tie = TIE * scale
+    return 1.0 if x > tie else (-1.0 if x < -tie else 0.0)
 
 
 # ---------------------------------------------------------------------------- pair forms
@@ -323,7 +327,7 @@ def capsule_halfspace(a: Vec, b: Vec, r: float, n: Vec, offset: float) -> Answer
     (0.5, (0.0, 0.0, 0.5))
     """
     axis = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
-    f = 0.5 - 0.5 * _sign(_dot(axis, n))
+    f = 0.5 - 0.5 * _sign(_dot(axis, n), _sqrt(_dot(axis, axis)))
     return _on_plane((a[0] + f * axis[0], a[1] + f * axis[1], a[2] + f * axis[2]), r, n, offset)
 
 
@@ -352,7 +356,7 @@ def cylinder_halfspace(R: Rows, t: Vec, rc: float, half: float, n: Vec, offset: 
     h = half * _sign(_dot(n, axis))
     w = _cross(axis, _cross(n, axis))
     wn = _sqrt(_dot(w, w))
-    f = rc / (wn if wn != 0.0 else 1.0)
+    f = rc / wn if wn > TIE else 0.0
     rim = (
         t[0] - h * axis[0] - f * w[0],
         t[1] - h * axis[1] - f * w[1],

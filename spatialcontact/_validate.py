@@ -373,13 +373,23 @@ def count(
     Python and numpy integers (and 0-d integer arrays) are accepted; bools and floats, even
     whole ones, are type mistakes.
     """
+    item = integer(value, name, f"an integer >= {minimum}", type_error=type_error)
+    if item < minimum:
+        raise error(f"{name} must be an integer >= {minimum}, got {describe(value)}")
+    return item
+
+
+def integer(
+    value: Any, name: str, what: str = "an integer", *, type_error: type[Exception] = ShapeTypeError
+) -> int:
+    """``value`` as an int: Python and numpy integers and 0-d integer arrays are accepted;
+    bools and floats, even whole ones, raise ``type_error`` ("``name`` must be ``what``, got
+    ...")."""
     item = value
     if isinstance(item, np.ndarray) and item.ndim == 0 and item.dtype.kind in "iu":
         item = item[()]
     if isinstance(item, (bool, np.bool_)) or not isinstance(item, (int, np.integer)):
-        raise type_error(f"{name} must be an integer >= {minimum}, got {describe(value)}")
-    if item < minimum:
-        raise error(f"{name} must be an integer >= {minimum}, got {describe(value)}")
+        raise type_error(f"{name} must be {what}, got {describe(value)}")
     return int(item)
 
 

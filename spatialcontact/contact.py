@@ -21,7 +21,7 @@ import numpy as np
 
 from ._base import ShapeBase
 from ._coal import quirks
-from ._validate import describe, finite_real, numbers
+from ._validate import describe, finite_real, integer, numbers
 from .errors import InvalidShapeError, ShapeTypeError
 
 if TYPE_CHECKING:
@@ -132,9 +132,7 @@ class Contact(_Record):
             if not isinstance(shape, ShapeBase):
                 raise ShapeTypeError(f"{name} must be a CollisionShape, got {describe(shape)}")
         for name, b in (("b1", b1), ("b2", b2)):
-            if isinstance(b, bool) or not isinstance(b, (int, np.integer)):
-                raise ShapeTypeError(f"{name} must be an integer >= -1, got {describe(b)}")
-            if b < -1:
+            if integer(b, name, "an integer >= -1") < -1:
                 raise InvalidShapeError(f"{name} must be an integer >= -1, got {describe(b)}")
         n = _check_array(normal, (3,), "normal")
         if abs(float(np.linalg.norm(n)) - 1.0) > 1e-6:

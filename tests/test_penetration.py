@@ -235,6 +235,41 @@ def test_scalar_forms_match_the_vectorised_ones(
     np.testing.assert_allclose(m, -n, atol=1e-9)
 
 
+# A rotation hypothesis shrank a failure to: with a box and a half-space at the same pose, the
+# normal's components in the box frame came out 0 in one form and 1e-17 in the other, giving a
+# face centre in one and a corner in the other (the same depth).
+_ROUNDED = np.array([[-15.0, 0.0, 8.0], [0.0, -17.0, 0.0], [8.0, 0.0, 15.0]]) / 17.0
+
+
+@pytest.mark.parametrize(
+    ("k1", "T1", "T2"),
+    [
+        ("cuboid", _ROUNDED, _ROUNDED),  # the bottom face parallel to the plane
+        ("cylinder", _ROUNDED, _ROUNDED),  # the bottom cap parallel to the plane
+        ("capsule", _ROUNDED, _ROUNDED @ [[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]]),
+    ],
+)
+def test_half_space_ties_give_the_centre_in_both_forms(
+    k1: str, T1: np.ndarray, T2: np.ndarray
+) -> None:
+    P1, P2 = np.eye(4), np.eye(4)
+    P1[:3, :3], P2[:3, :3] = T1, T2
+    a, b = make_leaf(_kind(k1), P1), make_leaf("HalfSpace", P2)
+    exact = _FORMS[k1, "halfspace"](*_vector_args(a), *_vector_args(b))
+    form = cs.pair_form(a, b)
+    assert form is not None
+    d, p1, _, _ = (np.asarray(v) for v in form(a._tf, b._tf))
+    np.testing.assert_allclose(p1, exact.p1[0], atol=1e-12)
+    assert d == pytest.approx(exact.d[0], abs=1e-12)
+    # The middle of the deepest face, cap or side: on the box's or cylinder's axis, half its
+    # length down; for the capsule, the middle of its segment, one radius down the plane's
+    # normal.
+    if k1 == "capsule":
+        np.testing.assert_allclose(p1, -0.3 * T2[:, 2], atol=1e-12)
+    else:
+        np.testing.assert_allclose(p1, -0.5 * T1[:, 2], atol=1e-12)
+
+
 def test_pair_form_has_no_form_for_other_pairs() -> None:
     assert cs.pair_form(make_leaf("Cone"), make_leaf("Sphere")) is None
     assert cs.pair_form(make_leaf("Cuboid"), make_leaf("Cuboid")) is None

@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import spatialcontact as sc
+from spatialcontact import Contact, Scene, Sphere
 from spatialcontact import _validate as v
 from spatialcontact.errors import (
     InvalidArgumentError,
@@ -28,6 +29,10 @@ from spatialcontact.errors import (
     ShapeTypeError,
     SpatialContactError,
 )
+from spatialcontact.sensors import NamedContactSensor, SensorTypeError
+
+_CONTACT_ARRAYS = ([0.0, 0.0, 1.0], [[0.0, 0.0, 0.0], [0.0, 0.0, -0.1]], [0.0, 0.0, -0.05], -0.1)
+"""normal, nearest_points, pos and penetration_depth of a valid Contact."""
 
 # ------------------------------------------------------------------------------ errors
 
@@ -310,6 +315,52 @@ def test_count_accepts_integers(value: Any, expected: int) -> None:
 def test_count_refuses(value: Any, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         v.count(value, "max_contacts")
+
+
+@pytest.mark.parametrize(
+    "value", [3, np.int32(3), np.uint8(3), np.array(3), np.array(3, np.uint16)]
+)
+def test_integer_takes_python_and_numpy_integers(value: Any) -> None:
+    out = v.integer(value, "b1")
+    assert out == 3 and type(out) is int
+
+
+@pytest.mark.parametrize(
+    "value", [True, np.True_, np.array(True), 3.0, np.float64(3.0), np.array([3]), "3", None]
+)
+def test_integer_refuses_the_rest(value: Any) -> None:
+    with pytest.raises(SensorTypeError, match=r"^index must be an index, got "):
+        v.integer(value, "index", "an index", type_error=SensorTypeError)
+
+
+def test_an_integer_is_an_integer_at_every_entry_point() -> None:
+    # One rule (v.integer) for every integer argument: a 0-d integer array, as numpy
+    # reductions and indexing return, is taken wherever a Python int is, and a bool nowhere.
+    zero: Any = np.array(0)  # 0-d arrays
+    two: Any = np.array(2)
+    no: Any = np.array(False)
+    yes: Any = np.array(True)
+    scene = Scene()
+    assert scene.add_world() == 0
+    scene.add(Sphere(0.1), "a", world=zero)
+    assert scene.world_of("a") == 0
+    contact = Contact(Sphere(1.0), Sphere(1.0), two, np.int64(-1), *_CONTACT_ARRAYS)
+    assert (contact.b1, contact.b2) == (2, -1) and type(contact.b1) is int
+    sensor = NamedContactSensor(scene, ["a"])
+    assert sensor.collision_name(zero) == "a"
+    assert v.count(two, "max_contacts") == 2
+    for call in (
+        lambda: scene.add(Sphere(0.1), "b", world=no),
+        lambda: Contact(Sphere(1.0), Sphere(1.0), yes, -1, *_CONTACT_ARRAYS),
+        lambda: sensor.collision_name(yes),
+        lambda: v.count(yes, "max_contacts"),
+    ):
+        with pytest.raises(
+            ShapeTypeError,
+            match=r"must be an integer.*, got (np\.)?(True|False|array\((True|False)\))",
+        ):
+            call()
+    assert "b" not in scene  # nothing added by the refused call
 
 
 def test_count_minimum_and_error_class() -> None:

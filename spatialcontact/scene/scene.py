@@ -33,7 +33,7 @@ import numpy as np
 
 from .._base import ShapeBase, collision_leaves
 from .._coal import state as _state
-from .._validate import count, describe, finite_real, flag, numbers, text, vector3
+from .._validate import count, describe, finite_real, flag, integer, numbers, text, vector3
 from ..allowed import AllowedCollisions
 from ..contact import Contact, Contacts
 from ..errors import (
@@ -457,12 +457,7 @@ class Scene:
 
     def _check_world(self, value: Any, parameter: str) -> int:
         """``value`` as -1 (global) or the index of a world of the scene."""
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-            raise ShapeTypeError(
-                f"{parameter} must be an integer (-1 for global, or a world index), got "
-                f"{describe(value)}"
-            )
-        world = int(value)
+        world = integer(value, parameter, "an integer (-1 for global, or a world index)")
         if not -1 <= world < len(self._worlds):
             held = (
                 f"worlds 0 to {len(self._worlds) - 1}"

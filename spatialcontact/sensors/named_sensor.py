@@ -28,7 +28,7 @@ from typing import Any, overload
 
 import numpy as np
 
-from .._validate import describe, flag, text
+from .._validate import describe, flag, integer, text
 from ..contact import Contacts
 from ._common import (
     MAX_SECONDS,
@@ -291,10 +291,9 @@ class NamedContactSensor:
         """The watched name at ``index``, or ``""`` when out of range (Gazebo's
         ``GetCollisionName``; a negative index is out of range, as for Gazebo's unsigned one).
         """
-        if isinstance(index, (bool, np.bool_)) or not isinstance(index, (int, np.integer)):
-            raise SensorTypeError(f"index must be an integer, got {describe(index)}")
+        index = integer(index, "index", type_error=SensorTypeError)
         if 0 <= index < len(self._collisions):
-            return self._collisions[int(index)]
+            return self._collisions[index]
         return ""
 
     @property
