@@ -181,11 +181,20 @@ def sphere_section(settings: Settings, figures: Figures, prefix: str = "") -> li
         def exact_check(QE: np.ndarray = QE, world: Scene | None = world) -> object:
             return mesh.check(QE, world)
 
+        def one_call(QP: np.ndarray = QP, world: Scene | None = world) -> object:
+            return [spheres.in_collision(q, world) for q in QP]
+
+        def coal_call(QP: np.ndarray = QP, world: Scene | None = world) -> object:
+            return [RobotModel.in_collision(spheres, q, world) for q in QP]
+
         cases: dict[str, Callable[[], object]] = {
             "spheres check": kernel_check,
             "mesh check": exact_check,
+            "spheres in_collision": one_call,
+            "Coal on the spheres": coal_call,
         }
-        counts = {"spheres check": n_kernel, "mesh check": n_exact, "pinocchio": n_pin}
+        counts = {k: n_pin for k in cases} | {"spheres check": n_kernel, "mesh check": n_exact}
+        counts["pinocchio"] = n_pin
         if pin is not None:
             peer = Pinocchio(world)
             QQ = [peer.q(q) for q in QP]
@@ -208,6 +217,8 @@ def sphere_section(settings: Settings, figures: Figures, prefix: str = "") -> li
             name,
             fmt_us(statistics.median(us["spheres check"])),
             fmt_us(statistics.median(us["mesh check"])),
+            fmt_us(statistics.median(us["spheres in_collision"])),
+            fmt_us(statistics.median(us["Coal on the spheres"])),
             fmt_us(statistics.median(us["pinocchio"])) if "pinocchio" in us else "n/a",
             fmt_ratio(vs_pin),
             fmt_ratio(vs_exact),
@@ -216,7 +227,9 @@ def sphere_section(settings: Settings, figures: Figures, prefix: str = "") -> li
     print(
         f"spheres: the kernel's check(Q) over {n_kernel:,} configurations; mesh: the exact "
         f"check(Q) over {n_exact:,}; pinocchio: computeCollisions on the meshes over {n_pin}, "
-        "stopping at the first collision.\n"
+        "stopping at the first collision; one call: in_collision(q, scene) per configuration "
+        f"over {n_pin}, in the kernel (the default) and through Coal on the same spheres "
+        "(RobotModel.in_collision).\n"
     )
     print(
         table(
@@ -224,6 +237,8 @@ def sphere_section(settings: Settings, figures: Figures, prefix: str = "") -> li
                 "world",
                 "spheres check",
                 "mesh check",
+                "spheres, one call",
+                "Coal on the spheres, one call",
                 "pinocchio",
                 "pinocchio / spheres",
                 "mesh / spheres",

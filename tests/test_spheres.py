@@ -29,7 +29,7 @@ from spatialcontact import (
     Sphere,
     meshes,
 )
-from spatialcontact.errors import InvalidArgumentError, RobotModelError
+from spatialcontact.errors import InvalidArgumentError, RobotModelError, ShapeTypeError
 from spatialcontact.robot import RobotModel
 from spatialcontact.robot.urdf import read_urdf
 from spatialcontact.spheres import (
@@ -477,6 +477,34 @@ def test_kernel_answers_equal_coal_on_the_spheres(spheres: SphereRobotModel) -> 
     assert fast.tolist() == slow
     assert 0.1 < fast.mean() < 0.9
     assert spheres.check(Q[:50]).tolist() == [spheres.self_collision(q) for q in Q[:50]]
+
+
+def test_single_configurations_are_answered_in_the_kernel(
+    spheres: SphereRobotModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # in_collision and self_collision of a sphere robot are a row of check: Coal's answers
+    # on the spheres, obstacles the kernel cannot test (the ellipsoid, the cone) included.
+    scene = every_kind()
+    Q = spheres.sample(300, 11)
+    coal_answers = [RobotModel.in_collision(spheres, q, scene) for q in Q]
+    assert [spheres.in_collision(q, scene) for q in Q] == coal_answers
+    assert 0.1 < np.mean(coal_answers) < 0.9
+    own = [RobotModel.in_collision(spheres, q) for q in Q[:100]]
+    assert [spheres.self_collision(q) for q in Q[:100]] == own and any(own)
+    # Without asking Coal, where every obstacle has a kernel test.
+    boxes = shelf()
+    expected = spheres.check(Q, boxes).tolist()
+
+    def refuse(*args: Any, **kwargs: Any) -> bool:
+        raise AssertionError("asked Coal")
+
+    monkeypatch.setattr(RobotModel, "in_collision", refuse)
+    assert [spheres.in_collision(q, boxes) for q in Q] == expected and any(expected)
+    monkeypatch.undo()
+    with pytest.raises(InvalidArgumentError, match=r"q must have 8 joint values .* shape \(3,\)"):
+        spheres.in_collision([0.0, 0.0, 0.0], boxes)
+    with pytest.raises(ShapeTypeError, match="scene must be a spatialcontact Scene or None"):
+        spheres.in_collision(Q[0], "shelf")  # type: ignore[arg-type]
 
 
 def test_no_false_negatives_against_the_meshes(

@@ -399,6 +399,10 @@ def test_an_octree_tested_as_its_points(spheres: SphereRobotModel) -> None:
     robot.clouds = "points"
     assert robot.clouds == "points"
     as_points = robot.check(Q, scene)
+    # One configuration at a time too: in_collision is a row of check (where the cells
+    # would answer otherwise).
+    assert [robot.in_collision(q, scene) for q in Q[:200]] == as_points[:200].tolist()
+    assert (as_cells[:200] != as_points[:200]).any()
     r, o = arrays(robot, scene)
     assert o.kind.tolist() == [CLOUD] and (o.cells[:, 3] == 0).all() and len(o.cells) == 60
     assert np.array_equal(check_codes(r, o, Q), reference.check_many(r, o, Q))

@@ -3,10 +3,11 @@
 :class:`SphereRobotModel` is the :class:`~spatialcontact.robot.RobotModel` that
 ``RobotModel.from_urdf(..., geometry="spheres")`` returns: every link's collision geometry is
 replaced by its spheres (one :class:`~spatialcontact.Sphere` element each, named
-``link/i``), so every query of the robot model (``self_collision``, ``in_collision``,
-``colliding_pairs``, ``distance``) answers for the spheres through Coal, and the batch
-queries :meth:`~SphereRobotModel.check` and :meth:`~SphereRobotModel.check_motions` run in
-the numba kernel (:mod:`spatialcontact.spheres.kernel`).
+``link/i``), so every query of the robot model answers for the spheres. The yes/no queries
+(:meth:`~SphereRobotModel.check`, :meth:`~SphereRobotModel.check_motions`,
+:meth:`~SphereRobotModel.in_collision` and ``self_collision``) run in the numba kernel
+(:mod:`spatialcontact.spheres.kernel`); ``colliding_pairs`` and ``distance``, which name links
+and give witness points, ask Coal.
 """
 
 from __future__ import annotations
@@ -204,9 +205,9 @@ class SphereRobotModel(RobotModel):
         ``"cells"`` (the default): its occupied cells, solid boxes, as Coal does.
         ``"points"``: the points it was built from, so a raw point cloud is tested as a set
         of points (a sphere touching or holding a point collides) and the tree's resolution
-        only matters to Coal. Queries answered by Coal (:meth:`in_collision`, and
-        :meth:`check` and :meth:`check_motions` with attached objects or allowed scene
-        pairs) still test the cells, which hold the points.
+        only matters to Coal. Queries answered by Coal (``colliding_pairs``, ``distance``,
+        and every query of a robot with attached objects or allowed scene pairs) still test
+        the cells, which hold the points.
 
         Raises
         ------
@@ -258,13 +259,26 @@ class SphereRobotModel(RobotModel):
         (those are answered by Coal, as for any robot)."""
         return not self._attachments and not getattr(self, "_scene_allowed", None)
 
+    @_exclusive
+    def in_collision(self, q: Any, scene: Scene | None = None) -> bool:
+        """:meth:`RobotModel.in_collision <spatialcontact.robot.RobotModel.in_collision>` in
+        the kernel, as one row of :meth:`check` (and so :meth:`self_collision` too).
+
+        The answer is Coal's on the spheres (the kernel's tests are exact for them); a robot
+        with attached objects or allowed scene pairs, and a configuration whose spheres only
+        touch the box of an obstacle the kernel has no test for, are answered by Coal.
+        """
+        if not self._kernel_ready():
+            return super().in_collision(q, scene)
+        return bool(self._check_rows(np.array([self._check_q(q)]), scene)[0])
+
     def _check_rows(self, Q: np.ndarray, scene: Scene | None) -> np.ndarray:
         """:meth:`check` of checked configurations ``Q`` (N, dof), in the kernel.
 
         Forward kinematics and every sphere test run compiled, one configuration after
         another, each stopping at its first collision. Scene objects the kernel has no test
         for are culled by their bounding boxes; a configuration whose spheres touch such a
-        box (and nothing else) is answered by Coal (:meth:`in_collision`).
+        box (and nothing else) is answered by Coal (``RobotModel.in_collision``).
         """
         if not self._kernel_ready():
             return super()._check_rows(Q, scene)
