@@ -267,7 +267,7 @@ def test_penalty_call_errors(pair: tuple[sc.Sphere, sc.Sphere]) -> None:
     damped = PenaltyForce(10.0, damping=1.0)
     with pytest.raises(SensorValueError, match="damping needs the approach speed"):
         damped.magnitudes(contacts)
-    with pytest.raises(SensorValueError, match=r"dt must be positive, got 0\.0"):
+    with pytest.raises(SensorValueError, match=r"dt must be positive seconds in .* got 0\.0$"):
         damped.magnitudes(contacts, dt=0.0)
     with pytest.raises(SensorValueError, match=r"approach_speed must be 1 finite numbers"):
         damped.magnitudes(contacts, approach_speed=[1.0, 2.0])
@@ -362,12 +362,17 @@ def test_approach_speed_and_dt_are_checked(pair: tuple[sc.Sphere, sc.Sphere]) ->
         damped.magnitudes(contacts, approach_speed=[True])
     cases: list[tuple[Any, type, str]] = [
         (float("nan"), SensorValueError, r"^dt must be finite, got nan$"),
-        (-0.1, SensorValueError, r"^dt must be positive, got -0\.1$"),
+        (-0.1, SensorValueError, r"^dt must be positive seconds in .* got -0\.1$"),
+        # The hub's range (its clock counts nanoseconds): the same step is refused by both.
+        (5e-324, SensorValueError, r"^dt must be positive seconds in \[1e-09, 1e\+09\] \(the "),
+        (1e-12, SensorValueError, r"^dt must be positive seconds in .* got 1e-12$"),
+        (2e9, SensorValueError, r"^dt must be positive seconds in .* got 2000000000\.0$"),
         ("0.1", SensorTypeError, r"^dt must be a real number, got '0\.1'$"),
     ]
     for bad, error, message in cases:
         with pytest.raises(error, match=message):
             damped.magnitudes(contacts, dt=bad)
+    assert damped.magnitudes(contacts, dt=1e-9).shape == (1,)  # the shortest step the hub takes
 
 
 def test_sensor_errors_are_core_errors_too() -> None:

@@ -1,4 +1,4 @@
-"""Shared plumbing of the sensors: one step's data, leaf-to-object maps, time and shape checks."""
+"""Shared plumbing of the sensors: one step's data, leaf-to-object maps and shape checks."""
 
 from __future__ import annotations
 
@@ -10,64 +10,10 @@ import numpy as np
 
 from .._validate import describe
 from ..contact import Contact, Contacts
-from ._errors import SensorTypeError, SensorValueError, real
+from ._errors import SensorTypeError, SensorValueError
 from .forces import ForceInput, check_forces, tangential_part
 
-__all__ = [
-    "MAX_SECONDS",
-    "NS_PER_S",
-    "ObjectMap",
-    "StepData",
-    "check_contact",
-    "check_scene",
-    "check_time_step",
-    "holds",
-    "ns_to_seconds",
-    "seconds_to_ns",
-]
-
-NS_PER_S = 1_000_000_000
-"""Nanoseconds per second: sensor clocks count whole nanoseconds, as Gazebo's ``common::Time``."""
-
-MAX_SECONDS = 1e9
-"""Largest time or time step accepted, in seconds (about 31.7 years; Gazebo's ``common::Time``
-holds 32-bit seconds)."""
-
-
-def seconds_to_ns(value: Any, name: str, *, positive: bool = False) -> int:
-    """A time in seconds as whole nanoseconds (rounded to the nearest).
-
-    The time must be finite, in [0, :data:`MAX_SECONDS`]; with ``positive`` (a time step) it
-    must be at least 1 ns, since a shorter step would leave the clock where it was.
-    """
-    seconds = real(value, name)
-    if positive and not 1.0 / NS_PER_S <= seconds <= MAX_SECONDS:
-        raise SensorValueError(
-            f"{name} must be positive seconds in [1e-09, {MAX_SECONDS:g}] (the sensors' clock "
-            f"counts whole nanoseconds), got {describe(value)}"
-        )
-    if not 0.0 <= seconds <= MAX_SECONDS:
-        raise SensorValueError(
-            f"{name} must be zero or positive seconds, at most {MAX_SECONDS:g}, got "
-            f"{describe(value)}"
-        )
-    return round(seconds * NS_PER_S)
-
-
-def ns_to_seconds(ns: int) -> float:
-    """Whole nanoseconds as float seconds."""
-    return ns / NS_PER_S
-
-
-def check_time_step(value: Any, name: str = "step_time") -> float:
-    """A time step in seconds: finite, in [0, :data:`MAX_SECONDS`]."""
-    out = real(value, name)
-    if not 0.0 <= out <= MAX_SECONDS:
-        raise SensorValueError(
-            f"{name} must be zero or positive seconds, at most {MAX_SECONDS:g}, got "
-            f"{describe(value)}"
-        )
-    return out
+__all__ = ["ObjectMap", "StepData", "check_contact", "check_scene", "holds"]
 
 
 def holds(shape: Any, leaf: Any) -> bool:

@@ -21,6 +21,7 @@ import numpy as np
 from .._validate import describe, numbers
 from ..contact import Contacts
 from ._errors import SensorTypeError, SensorValueError, real
+from ._time import positive_seconds
 
 __all__ = [
     "MAX_DAMPING",
@@ -303,8 +304,9 @@ class PenaltyForce:
             ``δ̇``, m/s, positive while the shapes approach. Without it, damping uses the
             previous call (see Notes of the class) and needs ``dt``.
         dt : float, optional
-            Time since the previous call, seconds, > 0. Needed when ``damping > 0`` and no
-            ``approach_speed`` is given.
+            Time since the previous call, seconds, in [1e-9, 1e9] (as :meth:`SensorHub.step
+            <spatialcontact.sensors.SensorHub.step>` takes it). Needed when ``damping > 0``
+            and no ``approach_speed`` is given.
 
         Returns
         -------
@@ -330,9 +332,7 @@ class PenaltyForce:
                 )
         step: float | None = None
         if dt is not None:
-            step = real(dt, "dt")
-            if not step > 0.0:
-                raise SensorValueError(f"dt must be positive, got {describe(dt)}")
+            step = positive_seconds(dt, "dt")
         if self.damping > 0.0 and speed is None and step is None:
             raise SensorValueError(
                 "damping needs the approach speed: give approach_speed, or dt to take it from "

@@ -9,8 +9,9 @@ import numpy as np
 
 from .._validate import count, describe
 from ..contact import Contacts
-from ._common import NS_PER_S, ObjectMap, StepData, check_scene, seconds_to_ns
+from ._common import ObjectMap, StepData, check_scene
 from ._errors import SensorTypeError, SensorValueError
+from ._time import NS_PER_S, seconds_to_ns
 from .forces import ForceInput, PenaltyForce, resolve_forces
 from .matrix_sensor import MatrixContactSensor
 from .named_sensor import NamedContactSensor

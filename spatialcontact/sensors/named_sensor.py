@@ -30,16 +30,9 @@ import numpy as np
 
 from .._validate import describe, flag, integer, text
 from ..contact import Contacts
-from ._common import (
-    MAX_SECONDS,
-    NS_PER_S,
-    ObjectMap,
-    StepData,
-    check_scene,
-    ns_to_seconds,
-    seconds_to_ns,
-)
+from ._common import ObjectMap, StepData, check_scene
 from ._errors import SensorTypeError, SensorValueError, real
+from ._time import MAX_SECONDS, NS_PER_S, ns_to_seconds, seconds_to_ns
 from .forces import ForceInput
 
 __all__ = ["Connection", "ContactMessage", "ContactsMessage", "NamedContactSensor", "Wrenches"]

@@ -32,8 +32,9 @@ from ..color import parse_color
 from ..contact import Contact, ContactReport
 from ..errors import InvalidArgumentError, ShapeTypeError
 from ..shapes import CollisionShape
-from ._common import StepData, check_contact, check_time_step, holds
+from ._common import StepData, check_contact, holds
 from ._errors import PlottingUnavailableError, SensorTypeError, SensorValueError, real
+from ._time import check_time_step
 
 __all__ = ["ObjectContactSensor"]
 

@@ -197,7 +197,7 @@ def penalty(rng: np.random.Generator, env: Any) -> Case:
 
         param: Any = "approach_speed"
     elif which == "dt":
-        pick = V.real(rng, lambda x: math.isfinite(x) and x > 0, V.log_uniform(1e-3, 0.1))
+        pick = _dt_pick(rng)  # the hub's rule: the same step is taken or refused by both
         value, expect = pick.value, pick.expect
         if pick.value is None:
             expect = "answer"
