@@ -151,14 +151,35 @@ def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     fast.enable_contact = False
     fast.distance_upper_bound = 0.0
     confirm = quirks.confirm_request(ga, gb)  # a second look at close misses (quirks E)
+    parallel = quirks.parallel_test(ga, gb)
+    if parallel is not None:  # quirks M
+        form = _closed_form_scalar.pair_form(a, b)
+        confirm = _Parallel(form, quirks.capsule_overshoot(ga, gb), parallel)
     keep = (ga, gb, *quirks.answer_guard(ga, gb))
     functor = quirks.collider(ga, gb)
     return (functor, b._tf, fast, coal.CollisionResult(), confirm, keep, get_ident())
 
 
+class _Parallel:
+    """The second look of :func:`iscollided` at a "no collision" of two capsules whose
+    segments Coal may take as parallel, overshooting their distance by up to ``overshoot``
+    (quirks M): the closed form decides."""
+
+    __slots__ = ("form", "overshoot", "parallel")
+
+    def __init__(self, form: Any, overshoot: float, parallel: Any) -> None:
+        self.form, self.overshoot, self.parallel = form, overshoot, parallel
+
+    def collides(self, d: float, tf1: Any, tf2: Any) -> bool:
+        """Whether the pair Coal found ``d`` apart touches or overlaps."""
+        return d <= self.overshoot and self.parallel(tf1, tf2) and self.form(tf1, tf2)[0] <= 0.0
+
+
 def _confirm(entry: tuple[Any, ...], tf1: Any) -> bool:
     """The second look of :func:`iscollided` at a close "no collision" (see _collide_entry)."""
     functor, tf2, _, result, confirm, keep, _ = entry
+    if confirm.__class__ is _Parallel:
+        return confirm.collides(result.distance_lower_bound, tf1, tf2)
     if confirm is None or not result.distance_lower_bound < quirks.CONFIRM_BELOW:
         return False
     result.clear()
@@ -237,6 +258,7 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     for the pairs whose Coal answer is kept.
 
     - the pairs of :data:`quirks.FORM_ON_OVERLAP`: the closed form (quirks J), on ``d < 0``;
+      capsule pairs that Coal may measure as parallel (quirks M): also wherever it does;
     - a mesh or an octree on either side, on ``d < _TOUCH`` (a hollow mesh's overlap reads 0,
       or a rounding above it), and a half-space against anything with no closed form, on
       ``d < 0``: the deepest contact of the contact query (quirks K), which measures every
@@ -250,6 +272,9 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     if frozenset(types) in quirks.FORM_ON_OVERLAP:
         form = _closed_form_scalar.pair_form(a, b)
         if form is not None:
+            parallel = quirks.parallel_test(ga, gb)
+            if parallel is not None:
+                return math.inf, _formed_when_parallel(form, parallel)  # quirks M
             # Coal also answers exactly 0 for a sphere deep inside a cylinder (quirks J)
             return _TOUCH, _formed(form)
     if types[0] == types[1] == _NT.GEOM_OCTREE:
@@ -291,6 +316,15 @@ class _Formed:
 def _formed(form: Any) -> Any:
     def fix(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
         return _Formed(form(a._tf, b._tf))
+
+    return fix
+
+
+def _formed_when_parallel(form: Any, parallel: Any) -> Any:
+    def fix(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
+        if result.min_distance < _TOUCH or parallel(a._tf, b._tf):
+            return _Formed(form(a._tf, b._tf))
+        return result
 
     return fix
 
@@ -505,9 +539,15 @@ def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     form = None
     if frozenset((ga.getNodeType(), gb.getNodeType())) in quirks.FORM_ON_OVERLAP:
         form = _closed_form_scalar.pair_form(a, b)
+    # quirks M: contacts asked within the overshoot, then checked (None: not needed)
+    parallel = None if form is None else quirks.parallel_test(ga, gb)
+    overshoot = 0.0 if parallel is None else quirks.capsule_overshoot(ga, gb)
     both = quirks.both_orders(ga, gb)
     result = coal.CollisionResult()
-    return (functor, b._tf, request, result, many, keep, form, both, get_ident())
+    return (
+        functor, b._tf, request, result, many, keep, form, (overshoot, parallel), both,
+        get_ident(),
+    )  # fmt: skip
 
 
 def _contacts_leaves(
@@ -536,7 +576,7 @@ def _run_contacts(
     """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts
     (in both argument orders for the pairs of :func:`quirks.both_orders`, unless
     ``one_order``)."""
-    functor, tf2, request, result, many, keep, form, both, _ = entry
+    functor, tf2, request, result, many, keep, form, (overshoot, parallel), both, _ = entry
     if both and not one_order:
         mine: list[Contact] = []
         _run_contacts(entry, a, b, max_contacts, margin, mine, True)
@@ -553,7 +593,7 @@ def _run_contacts(
                 mine = [c._swapped() for c in theirs]
         out.extend(mine)
         return
-    request.security_margin = margin
+    request.security_margin = margin + overshoot
     result.clear()
     n = functor(a._tf, tf2, request, result)
     if n == 0:
@@ -563,10 +603,15 @@ def _run_contacts(
     if not many:
         c = get(0)
         d = c.penetration_depth
-        if form is not None and d < 0.0:  # Coal is wrong on these overlaps (quirks J)
+        if form is not None and (
+            d < 0.0  # Coal is wrong on these overlaps (quirks J)
+            or (parallel is not None and parallel(a._tf, tf2))  # quirks M
+        ):
             d, p1, p2, normal = form(a._tf, tf2)
             if d <= margin:
                 out.append(Contact._from_answer(a, b, d, p1, p2, normal))
+            return
+        if overshoot and d > margin:  # found within the overshoot only (Coal is right here)
             return
         if not floor < d or shallow <= d <= zero or d <= ceiling:
             # Garbage depths within 1 µm of touching (quirks A).

@@ -26,11 +26,13 @@ from typing import Any
 import coal
 import numpy as np
 import pytest
+from conftest import quaternion_matrix
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from spatialmath import SE3
 
 import spatialcontact as sc
+from spatialcontact import _closed_form as cf
 from spatialcontact._coal import quirks
 
 COAL_303 = coal.__version__ == "3.0.3"
@@ -674,3 +676,162 @@ def test_quirks_imports_only_coal_numpy_and_the_standard_library() -> None:
             assert node.level == 0, "no relative imports (import cycle with the package)"
             names.add((node.module or "").split(".")[0])
     assert names <= {"__future__", "coal", "numpy", "math", "collections", "typing"}
+
+
+# ------------------------------------------------------------ M: capsule/capsule distance
+
+# Two capsules 3 µm into each other: a 10 µm capsule along z under a 1 mm capsule along x.
+# Coal 3.0.3 takes the segments as parallel (L1^2 L2^2 = 1e-16 is below its 2.2e-14) and, with
+# the small capsule first, measures from the bottom of its segment: 7 µm apart.
+_Z0 = 1.01e-3 + 2e-6
+_ACROSS = [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, _Z0], [0.0, 0.0, 0.0, 1.0]]
+
+# The fuzzer's case (seed 21, case 39556): separated capsules of 3.2e-5 m and 2.9e-3 m, 2.557 mm
+# apart; Coal said 2.570 mm with the small one first.
+_FUZZ_A = [[0.9102221281440909, -0.36791907376565636, 0.19008217327320245, 0.0],
+           [-0.41044385601365263, -0.7404675159895442, 0.532206443802514, 0.0],
+           [-0.05505922717843251, -0.5624441420476314, -0.8250000415629191, 0.0],
+           [0.0, 0.0, 0.0, 1.0]]  # fmt: skip
+_FUZZ_B = [[0.5021457546611139, -0.7649994608108694, -0.4032684788511236, -0.0030151760477956716],
+           [0.24096010652965666, 0.571627167953547, -0.7843345000180878, 0.0002899852179086512],
+           [0.8305346880998028, 0.29667862379431076, 0.47137450720894625, -0.004714538813193287],
+           [0.0, 0.0, 0.0, 1.0]]  # fmt: skip
+
+
+def _coal_distance(a: sc.CollisionShape, b: sc.CollisionShape) -> float:
+    result = coal.DistanceResult()
+    return float(
+        coal.distance(a.geometry, a._tf, b.geometry, b._tf, coal.DistanceRequest(), result)
+    )
+
+
+def test_small_crossing_capsules_overlap_in_both_orders() -> None:
+    a, b = sc.Capsule(1e-5, 1e-5), sc.Capsule(1e-3, 1e-3, pose=np.array(_ACROSS))
+    if COAL_303:  # what is repaired
+        assert _coal_distance(a, b) == pytest.approx(7e-6, abs=1e-12)
+    for x, y in ((a, b), (b, a)):
+        assert x.iscollided(y)
+        assert x.distance(y) == pytest.approx(-3e-6, abs=1e-12)
+        d, p1, p2 = x.closest_point(y)
+        assert d == pytest.approx(-3e-6, abs=1e-12) and p1 is not None and p2 is not None
+        assert np.linalg.norm(p2 - p1) == pytest.approx(3e-6, abs=1e-12)
+        (c,) = x.contacts(y)
+        assert c.penetration_depth == pytest.approx(-3e-6, abs=1e-12)
+    # Within a security margin: found at 5 µm apart (Coal would say 15 µm).
+    b.T = np.array(_ACROSS) @ np.array(
+        [[1.0, 0, 0, -8e-6], [0, 1.0, 0, 0], [0, 0, 1.0, 0], [0, 0, 0, 1.0]]
+    )
+    assert a.distance(b) == pytest.approx(5e-6, abs=1e-12) and not a.iscollided(b)
+    assert a.contacts(b, security_margin=6e-6)[0].penetration_depth == pytest.approx(5e-6)
+    assert len(a.contacts(b, security_margin=4e-6)) == 0
+
+
+def test_the_fuzzers_small_capsules_agree_in_both_orders() -> None:
+    a = sc.Capsule(3.1622776601683795e-05, 3.1622776601683795e-05, pose=np.array(_FUZZ_A))
+    b = sc.Capsule(0.0028713054975255834, 0.0028713054975255834, pose=np.array(_FUZZ_B))
+    if COAL_303:
+        assert _coal_distance(a, b) == pytest.approx(0.0025702122053418296, rel=1e-12)
+    assert a.distance(b) == pytest.approx(0.002556436381111324, rel=1e-12)
+    assert b.distance(a) == pytest.approx(0.002556436381111324, rel=1e-12)
+
+
+@given(
+    small=st.floats(1e-5, 3e-3),
+    large=st.floats(1e-5, 0.3),
+    gap=st.floats(-0.5, 2.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_small_capsules_match_the_closed_form(
+    small: float, large: float, gap: float, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    poses = []
+    for _ in range(2):
+        q = rng.normal(size=4)
+        poses.append(np.eye(4))
+        poses[-1][:3, :3] = quaternion_matrix(*q)
+    direction = rng.normal(size=3)
+    poses[1][:3, 3] = direction / np.linalg.norm(direction) * (small + large) * (1.0 + gap)
+    a, b = sc.Capsule(small, small, pose=poses[0]), sc.Capsule(large, large, pose=poses[1])
+    exact = cf.capsule_capsule(
+        *cf.capsule_endpoints(poses[0], small), small, *cf.capsule_endpoints(poses[1], large), large
+    ).d[0]
+    for x, y in ((a, b), (b, a)):
+        assert x.distance(y) == pytest.approx(exact, abs=1e-12)
+        if abs(exact) > 1e-9:
+            assert x.iscollided(y) == (exact < 0.0)
+            assert bool(x.contacts(y)) == (exact < 0.0)
+
+
+def test_capsule_overshoot_bound_and_parallel_test() -> None:
+    small, large = sc.Capsule(1e-5, 1e-5), sc.Capsule(1e-3, 1e-3)
+    # sqrt(4 * 2.2e-14 + rounding) / (L1 L2) * max(L1, L2): about 3e-2 m here.
+    assert quirks.capsule_overshoot(small.geometry, large.geometry) == pytest.approx(
+        1e-3 * math.sqrt(4 * 100 * np.finfo(float).eps) / 1e-8, rel=1e-6
+    )
+    assert quirks.capsule_overshoot(small.geometry, sc.Sphere(1.0).geometry) == 0.0
+    # Long capsules: Coal's parallel slip costs at most the tolerance, so no test.
+    assert (
+        quirks.parallel_test(sc.Capsule(0.1, 0.3).geometry, sc.Capsule(0.1, 0.3).geometry) is None
+    )
+    test = quirks.parallel_test(sc.Capsule(0.1, 0.1).geometry, sc.Capsule(0.1, 0.1).geometry)
+    assert test is not None
+    turned = sc.Capsule(0.1, 0.1, pose=SE3.Rx(1e-9).A)
+    across = sc.Capsule(0.1, 0.1, pose=SE3.Rx(0.5).A)
+    assert test(small._tf, turned._tf) and not test(small._tf, across._tf)
+    # Tiny capsules are taken as parallel at every angle.
+    every = quirks.parallel_test(small.geometry, large.geometry)
+    assert every is not None and every(small._tf, across._tf)
+
+
+def _crowded(*shapes: tuple[str, sc.CollisionShape]) -> sc.Scene:
+    """A scene of 40 far spheres (so that Coal's trees answer, not pair queries) and ``shapes``."""
+    scene = sc.Scene()
+    for i in range(40):
+        scene.add(sc.Sphere(0.01, pose=SE3.Trans(1.0 + i, 0.0, 0.0).A), f"ball{i}")
+    for name, shape in shapes:
+        scene.add(shape, name)
+    return scene
+
+
+# The small capsule across the middle of the large one, 3 µm into it: Coal says 114 µm apart
+# with the large one first (measuring from its end), about right the other way.
+_MIDDLE_LARGE = [[0.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.0], [0, 0, 0, 1.0]]
+_MIDDLE_SMALL = [
+    [1.0, 0.0, 0.0, 0.0],
+    [0.0, 0.0, -1.0, 0.0],
+    [0.0, 1.0, 0.0, 1.007e-3],
+    [0, 0, 0, 1.0],
+]
+
+
+@pytest.mark.parametrize(
+    ("at_small", "at_large"),
+    [(np.eye(4), np.array(_ACROSS)), (np.array(_MIDDLE_SMALL), np.array(_MIDDLE_LARGE))],
+    ids=["small first wrong", "large first wrong"],
+)
+def test_scenes_find_small_crossing_capsules(at_small: np.ndarray, at_large: np.ndarray) -> None:
+    # Coal's trees run its own capsule narrow phase, wrong in one argument order or the other:
+    # the scene asks such pairs again by their pair query.
+    small, large = sc.Capsule(1e-5, 1e-5, pose=at_small), sc.Capsule(1e-3, 1e-3, pose=at_large)
+    assert small.distance(large) == pytest.approx(-3e-6, abs=1e-12)
+    scene = _crowded(("small", small), ("large", large))
+    for _ in range(4):  # new, then at rest
+        assert scene.collisions() == [("small", "large")]
+    # Outside capsules against the scene at rest.
+    assert scene.collide(sc.Capsule(1e-3, 1e-3, pose=at_large)) == ["small", "large"]
+    assert scene.collide(sc.Capsule(1e-5, 1e-5, pose=at_small)) == ["small", "large"]
+    for moving in (small, large):  # moving away, then back, against the other at rest
+        at = moving.T
+        moving.T = SE3.Trans(0.0, 0.0, -1.0).A
+        assert scene.collisions() == []
+        moving.T = at
+        assert scene.collisions() == [("small", "large")]
+        for _ in range(3):
+            assert scene.in_collision()
+    # Every body moved at once: the whole tree asked again.
+    for i in range(40):
+        scene[f"ball{i}"].T = SE3.Trans(1.0 + i, 1.0, 0.0).A
+    small.T = at_small
+    assert scene.collisions() == [("small", "large")]

@@ -30,6 +30,8 @@ K    mesh, octree and half-space overlap distances come from the      ``query._f
 L    EPA witness points that break ``p2 - p1 == d * normal``;         :func:`witness_identity`,
      triangle/triangle EPA depends on the argument order              :func:`both_orders`,
                                                                       :data:`POLYTOPES`
+M    capsule/capsule distance takes short segments as parallel at     :func:`capsule_overshoot`,
+     any angle and overshoots (by up to 5.6x for 1e-5 m capsules)     :func:`parallel_test`
 ===  ==============================================================  ==========================
 
 **A. Impossible signed distances near touching.** GJK stops with "collision" as soon as the
@@ -75,6 +77,7 @@ import numpy as np
 
 __all__ = [
     "BOX_LIMIT",
+    "CAPSULE_TOLERANCE",
     "CONFIRM_BELOW",
     "FLOOR_UNBOUNDED",
     "FORM_ON_OVERLAP",
@@ -92,6 +95,7 @@ __all__ = [
     "aligned_boxes",
     "answer_guard",
     "both_orders",
+    "capsule_overshoot",
     "collider",
     "confirm_request",
     "distance_floor",
@@ -101,6 +105,7 @@ __all__ = [
     "is_suspect",
     "mend_witnesses",
     "octree_cell",
+    "parallel_test",
     "recheck",
     "repair_normals",
     "robust_collided",
@@ -1146,7 +1151,8 @@ FORM_ON_OVERLAP = frozenset(
     )
 )
 """Type pairs whose overlaps are answered by the package's closed forms instead of Coal (J).
-Separated, Coal's answer is right and faster than the closed form in Python, so it stays."""
+Separated, Coal's answer is right and faster than the closed form in Python, so it stays,
+except for capsule pairs that Coal takes as parallel (M)."""
 #
 # K. A distance query on a mesh or an octree measures the first penetrating triangle or cell
 #    it meets, not the deepest (sphere vs mesh: -0.185 where the deepest contact is -0.317),
@@ -1203,3 +1209,68 @@ def witness_identity(d: float, p1: Any, p2: Any, normal: Any) -> bool:
         and abs(y2 - y1 - d * ny) <= tolerance
         and abs(z2 - z1 - d * nz) <= tolerance
     )
+
+
+# ---------------------------------------------------------- M: capsule/capsule distance
+
+_PARALLEL = 100.0 * float(np.finfo(np.float64).eps)
+"""Coal 3.0.3's bound on ``L1^2 L2^2 sin^2(angle)`` below which it takes the segments of two
+capsules as parallel (``std::numeric_limits<double>::epsilon() * 100``, absolute)."""
+
+_ROUNDING = 8.0 * float(np.finfo(np.float64).eps)
+"""Relative rounding of ``L1^2 L2^2 sin^2(angle)`` as Coal computes it (``a e - b^2``)."""
+
+CAPSULE_TOLERANCE = 1e-6
+"""Metres: capsule pairs whose distances Coal can overshoot by more than this are checked
+(:func:`capsule_overshoot`); below it, the error is that of GJK on any other pair."""
+
+
+def _lengths(g1: Any, g2: Any) -> tuple[float, float] | None:
+    if g1.getNodeType() != _NT.GEOM_CAPSULE or g2.getNodeType() != _NT.GEOM_CAPSULE:
+        return None
+    return 2.0 * float(g1.halfLength), 2.0 * float(g2.halfLength)
+
+
+def capsule_overshoot(g1: Any, g2: Any) -> float:
+    """How far Coal 3.0.3's distance of two capsules can exceed the true one (M); 0 for any
+    other pair.
+
+    Coal measures two capsules by the distance between their segments (lengths ``L1``,
+    ``L2``, at an angle ``θ``), in closed form, but takes the segments as parallel when
+    ``(L1 L2 sin θ)^2`` is at most an absolute 2.2e-14, and then measures from an end of one
+    segment: the answer is too large by up to ``max(L1, L2) sin θ``. Short segments are
+    taken as parallel at any angle. Measured over 400 random separated placements: capsules
+    of 1e-5 m and 1e-3 m (radius = length) were off in 18% of them, by up to 5.6 times the
+    distance; 3e-5 m and 3e-3 m in 14%, by up to 11%; two of 1e-3 m in 0.3%; none for 0.1 m.
+    Collisions are computed from the same distance, so a pair that overlaps by less than the
+    overshoot reads apart.
+    """
+    lengths = _lengths(g1, g2)
+    if lengths is None:
+        return 0.0
+    l1, l2 = lengths
+    ae = (l1 * l2) ** 2
+    return max(l1, l2) * math.sqrt((4.0 * _PARALLEL + _ROUNDING * ae) / ae)
+
+
+def parallel_test(g1: Any, g2: Any) -> Callable[[Any, Any], bool] | None:
+    """For two capsules whose distance Coal 3.0.3 can overshoot by more than
+    :data:`CAPSULE_TOLERANCE` (:func:`capsule_overshoot`), a test ``parallel(tf1, tf2)`` of
+    whether Coal may take their segments as parallel at placements ``tf1`` and ``tf2`` (M):
+    there its answer may be wrong, and the closed form answers instead. None for any other
+    pair. The test is a superset of Coal's own (four times its bound, plus rounding)."""
+    if capsule_overshoot(g1, g2) <= CAPSULE_TOLERANCE:
+        return None
+    lengths = _lengths(g1, g2)
+    assert lengths is not None
+    ae = (lengths[0] * lengths[1]) ** 2
+    # ae (1 - cos^2) <= bound, as a bound on cos^2 (at most 0: every angle).
+    limit = 1.0 - (4.0 * _PARALLEL + _ROUNDING * ae) / ae
+
+    def parallel(tf1: Any, tf2: Any) -> bool:
+        (_, _, x1), (_, _, y1), (_, _, z1) = tf1.getRotation().tolist()
+        (_, _, x2), (_, _, y2), (_, _, z2) = tf2.getRotation().tolist()
+        c = x1 * x2 + y1 * y2 + z1 * z2
+        return c * c >= limit
+
+    return parallel

@@ -42,7 +42,9 @@ they are. A body's own tree is made anew when its leaves change and dropped with
 which gives back its references.
 
 Octrees are kept out of Coal's trees (``quirks.TREE_EXCLUDED``): their pairs are found by
-bounding spheres, or a box probe of the rest tree, and the pair queries.
+bounding spheres, or a box probe of the rest tree, and the pair queries. Two capsules that
+Coal's narrow phase may measure wrongly (short ones, ``quirks.capsule_overshoot``) and that
+the trees found apart are asked again by their pair query when their spheres meet.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ Owner = TypeVar("Owner")
 """What a body stands for (a scene's record of an object)."""
 
 _HALFSPACE = coal.NODE_TYPE.GEOM_HALFSPACE
+_CAPSULE = coal.NODE_TYPE.GEOM_CAPSULE
 _NO_CONTACT_LIMIT = 1 << 30
 """Contacts Coal may gather in one tree call: it stops early once it has this many."""
 SMALL = 16
@@ -342,6 +345,8 @@ class Broadphase(Generic[Owner]):
         self._by_gid: dict[int, Leaf[Owner]] = {}
         self._by_shape: dict[ShapeBase, Leaf[Owner]] = {}
         self._octrees: list[Leaf[Owner]] = []
+        self._capsules: list[Leaf[Owner]] = []
+        """The capsule leaves in the trees (see :meth:`_capsule_misses`)."""
         self._callback = coal.CollisionCallBackDefault()
         self._data = self._callback.data
         self._result = self._data.result
@@ -412,6 +417,8 @@ class Broadphase(Generic[Owner]):
                 self._park(leaf)
                 self._rest.registerObject(leaf.co)
                 self._registered += 1
+                if leaf.geometry.getNodeType() == _CAPSULE:
+                    self._capsules.append(leaf)
             else:
                 self._octrees.append(leaf)
         body.leaves = tuple(leaves)
@@ -427,6 +434,8 @@ class Broadphase(Generic[Owner]):
         if not leaf.managed:
             self._octrees.remove(leaf)
             return
+        if leaf.geometry.getNodeType() == _CAPSULE:
+            self._capsules.remove(leaf)
         if self._by_gid.get(leaf.gid) is leaf:  # not when the shape joined another body
             del self._by_gid[leaf.gid]
         quirks.unregister(self._rest, leaf.co)
@@ -551,6 +560,12 @@ class Broadphase(Generic[Owner]):
         if self._registered > self._parked:
             for body in moved:
                 self._probe_rest(body, pairs)
+            if len(self._capsules) > 1:
+                resting = [c for c in self._capsules if not c.body.moving]
+                if resting:
+                    self._capsule_misses(
+                        [c for c in self._capsules if c.body.moving], resting, pairs
+                    )
         self._compare_tier(moved, pairs)
         return pairs, False
 
@@ -574,6 +589,8 @@ class Broadphase(Generic[Owner]):
                 a, b = by_gid[g1], by_gid[g2]
                 if a.body is not b.body or a.body.self_collision:
                     pairs.append((a, b))
+            if len(self._capsules) > 1:
+                self._capsule_misses(self._capsules, self._capsules, pairs)
         octrees = self._octrees
         for octree in octrees:
             octree.body.measure()
@@ -627,6 +644,49 @@ class Broadphase(Generic[Owner]):
             for other in self._in_box(octree):
                 if _touch(octree, other):
                     pairs.append((octree, other))
+
+    def _capsule_partners(
+        self, capsule: _Placed, found: Sequence[Leaf[Owner]]
+    ) -> list[Leaf[Owner]]:
+        """The capsule leaves at rest, not in ``found``, whose spheres meet ``capsule``'s and
+        whose distance to it Coal may overshoot (quirks M): the trees may have missed them."""
+        known = {id(leaf) for leaf in found}
+        out = []
+        for leaf in self._capsules:
+            if leaf.body.moving or id(leaf) in known:
+                continue
+            leaf.body.measure()
+            if capsule.near(leaf) and _overshoots(capsule, leaf):
+                out.append(leaf)
+        return out
+
+    def _capsule_misses(
+        self,
+        movers: Sequence[Leaf[Owner]],
+        others: Sequence[Leaf[Owner]],
+        pairs: list[tuple[Leaf[Owner], Leaf[Owner]]],
+    ) -> None:
+        """Add the pairs of capsule leaves ``movers`` and ``others`` that touch but that Coal's
+        trees may have found apart (quirks M: Coal's distance of two short capsules can
+        overshoot): those whose spheres meet are asked by their pair query. Pairs inside one
+        body only for a body with ``self_collision``; each pair once."""
+        candidates = []
+        for a in movers:
+            a.body.measure()
+            for b in others:
+                if a is b or (a.body is b.body and not a.body.self_collision):
+                    continue
+                if movers is others and id(b) < id(a):
+                    continue  # every pair once when both lists are the same
+                b.body.measure()
+                if a.near(b) and _overshoots(a, b):
+                    candidates.append((a, b))
+        if not candidates:
+            return
+        reported = {(id(a), id(b)) for a, b in pairs} | {(id(b), id(a)) for a, b in pairs}
+        for a, b in candidates:
+            if (id(a), id(b)) not in reported and _touch(a, b):
+                pairs.append((a, b))
 
     def _in_box(self, octree: _Placed) -> list[Leaf[Owner]]:
         """The leaves at rest that touch the world bounding box of an octree leaf."""
@@ -709,6 +769,12 @@ class Broadphase(Generic[Owner]):
                     probe.place(probe.co, shape._tf)
                     hits = self._resting_hits(probe.co, probe.gid)
                     found += [(shape, leaf) for leaf in hits if leaf.shape is not shape]
+                    if self._capsules and probe.geometry.getNodeType() == _CAPSULE:
+                        found += [
+                            (shape, leaf)
+                            for leaf in self._capsule_partners(probe, hits)
+                            if leaf.shape is not shape and shape.iscollided(leaf.shape)
+                        ]
                 else:
                     found += [
                         (shape, leaf)
@@ -797,6 +863,11 @@ def _touching_pairs(
             reach = (ar + b.r) * _SLACK
             if dx * dx + dy * dy + dz * dz <= reach * reach and _touch(a, b):
                 pairs.append((a, b))
+
+
+def _overshoots(a: _Bounds, b: _Bounds) -> bool:
+    """Whether Coal may measure the two capsules' distance wrongly (quirks M)."""
+    return quirks.capsule_overshoot(a.geometry, b.geometry) > quirks.CAPSULE_TOLERANCE
 
 
 def _touch(a: Leaf[Owner], b: Leaf[Owner]) -> bool:

@@ -204,6 +204,7 @@ def sphere_model(rng: np.random.Generator, env: Any) -> Case:
         "SphereRobotModel.spheres_cover",
         "SphereRobotModel.distance",
         "SphereRobotModel.clouds=",
+        "SphereRobotModel.in_collision",
     ],
     weight=2,
 )
@@ -329,6 +330,25 @@ def fits(rng: np.random.Generator, env: Any) -> Case:
 
         scene, objects = _scene(rng)
         pick = q_pick(rng)
+        if rng.random() < 0.5:
+            # in_collision in the kernel: Coal's answer on the same spheres (the tree's cells).
+            def collided() -> Any:
+                ball.clouds = "cells"
+                mine = ball.in_collision(pick.value, scene)
+                return mine, sc.robot.RobotModel.in_collision(ball, pick.value, scene)
+
+            def check_collided(answers: Any) -> None:
+                assert answers[0] == answers[1], f"kernel {answers[0]}, Coal {answers[1]}"
+
+            return Case(
+                f"sphere_arm.in_collision({r(pick.value)}, scene)",
+                collided,
+                pick.expect,
+                ("q", "joint"),
+                pick.value,
+                check_collided,
+                shows_value=not isinstance(pick.value, np.ndarray),
+            )
         mode = ["cells", "points", "boxes", None, 5][int(rng.integers(5))]
         mode_ok = mode in ("cells", "points")
 
