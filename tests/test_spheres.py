@@ -42,7 +42,7 @@ from spatialcontact.spheres import (
     save_curobo,
 )
 from spatialcontact.spheres.coverage import prove, prove_link
-from spatialcontact.spheres.fit import fit_link
+from spatialcontact.spheres.fit import _balls, fit_link
 from spatialcontact.spheres.geometry import LinkSurface, link_surfaces
 from spatialcontact.spheres.packing import BOX, CAPSULE, CLOUD, CYLINDER, HALFSPACE, OTHER, SPHERE
 
@@ -661,3 +661,28 @@ def test_chunked_checks_give_the_same_answers(spheres: SphereRobotModel) -> None
     Q0, Q1 = short_motions(spheres, 30, 5, 0.5)
     chunked = spheres.check_motions(Q0, Q1, scene, chunk_size=10)
     assert chunked.tolist() == spheres.check_motions(Q0, Q1, scene).tolist()
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 12), n=st.integers(1, 60))
+@settings(max_examples=40, deadline=None)
+def test_the_groups_spheres_are_each_groups_own(seed: int, k: int, n: int) -> None:
+    # _balls works on every group at once; each sphere must be the one-group computation:
+    # Bădoiu-Clarkson steps from the middle of the box (the first farthest vertex each time),
+    # and the radius to the farthest vertex, plus the margin. Ties (a vertex repeated in
+    # several pieces) are common in meshes: the pieces here share vertices.
+    rng = np.random.default_rng(seed)
+    vertices = rng.normal(size=(n + 2, 3))
+    pieces = vertices[rng.integers(0, n + 2, size=(n, 3))]
+    assign = rng.integers(0, k, size=n)
+    rows = []
+    for g in range(k):
+        points = pieces[assign == g].reshape(-1, 3)
+        if not len(points):
+            continue
+        c = 0.5 * (points.min(axis=0) + points.max(axis=0))
+        for i in range(48):
+            d = np.einsum("ij,ij->i", points - c, points - c)
+            c = c + (points[int(np.argmax(d))] - c) / (i + 2)
+        r = math.sqrt(float(np.einsum("ij,ij->i", points - c, points - c).max()))
+        rows.append([*c, r + 2.0 * MARGIN])
+    np.testing.assert_array_equal(_balls(pieces, assign, k), np.array(rows))

@@ -160,34 +160,42 @@ class SphereModel:
         return f"SphereModel({len(self.spheres)} links, {self.count} spheres, {self.source!r})"
 
 
-def _centre(points: np.ndarray, rounds: int = 48) -> np.ndarray:
-    """A point near the centre of the smallest sphere holding ``points`` (n, 3)
-    (Bădoiu-Clarkson steps from the middle of their bounding box)."""
-    c = 0.5 * (points.min(axis=0) + points.max(axis=0))
-    for i in range(rounds):
-        d = np.einsum("ij,ij->i", points - c, points - c)
-        c = c + (points[int(np.argmax(d))] - c) / (i + 2)
-    return c
-
-
 def _reach(pieces: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """Squared distance (n, k) from each centre to the farthest vertex of each piece."""
-    diff = pieces[:, :, None, :] - centres[None, None]
-    out: np.ndarray = np.einsum("nvkj,nvkj->nvk", diff, diff).max(axis=1)
+    vertices = pieces.reshape(-1, 3)
+    # |v - c|^2 as |v|^2 - 2 v.c + |c|^2: one product instead of an (n, 3, k, 3) array.
+    squared = (
+        np.einsum("ij,ij->i", vertices, vertices)[:, None]
+        - 2.0 * (vertices @ centres.T)
+        + np.einsum("ij,ij->i", centres, centres)[None, :]
+    )
+    out: np.ndarray = squared.reshape(len(pieces), -1, len(centres)).max(axis=1)
     return out
 
 
-def _balls(pieces: np.ndarray, assign: np.ndarray, k: int) -> np.ndarray:
-    """The sphere (rows ``[x, y, z, r]``) of each non-empty group of pieces."""
-    rows = []
-    for s in range(k):
-        group = pieces[assign == s].reshape(-1, 3)
-        if not len(group):
-            continue
-        c = _centre(group)
-        rows.append([*c, math.sqrt(float(np.einsum("ij,ij->i", group - c, group - c).max()))])
-    out = np.array(rows)
-    out[:, 3] += 2.0 * MARGIN
+def _balls(pieces: np.ndarray, assign: np.ndarray, k: int, rounds: int = 48) -> np.ndarray:
+    """The sphere (rows ``[x, y, z, r]``) of each non-empty group of pieces: a centre near
+    that of the smallest sphere holding the group's vertices (Bădoiu-Clarkson steps from the
+    middle of their bounding box, all groups at once), and the radius reaching the farthest
+    vertex from it."""
+    order = np.argsort(assign, kind="stable")
+    points = pieces[order].reshape(-1, 3)  # the vertices, group by group
+    group = np.repeat(assign[order], pieces.shape[1])
+    starts = np.unique(group, return_index=True)[1]
+    c = 0.5 * (np.minimum.reduceat(points, starts) + np.maximum.reduceat(points, starts))
+    size = np.diff(np.append(starts, len(points)))
+    slot = np.repeat(np.arange(len(starts)), size)  # each vertex's group, 0..groups-1
+    for i in range(rounds):
+        diff = points - c[slot]
+        d = np.einsum("ij,ij->i", diff, diff)
+        top = np.maximum.reduceat(d, starts)
+        # The first vertex of each group at its largest distance (as np.argmax picks it).
+        hits = np.flatnonzero(d == top[slot])
+        first = hits[np.unique(slot[hits], return_index=True)[1]]
+        c = c + (points[first] - c) / (i + 2)
+    diff = points - c[slot]
+    radius = np.sqrt(np.maximum.reduceat(np.einsum("ij,ij->i", diff, diff), starts))
+    out: np.ndarray = np.hstack([c, (radius + 2.0 * MARGIN)[:, None]])
     return out
 
 
