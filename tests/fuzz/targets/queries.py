@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 import spatialcontact as sc
+from spatialcontact._closed_form_scalar import pair_form
 
 from .. import values as V
 from ..core import Case, close, finite, target
@@ -249,7 +250,8 @@ def invariants(rng: np.random.Generator, env: Any) -> Case:
 
 @target("query extremes", covers=[], weight=2)
 def extremes(rng: np.random.Generator, env: Any) -> Case:
-    """Shapes at the ends of the size range, near-touching and far: finite, symmetric answers."""
+    """Shapes at the ends of the size range, near-touching and far: finite, symmetric answers,
+    equal to the closed form where the pair has one."""
     size = float(10 ** rng.choice([-5.0, -4.5, -3.0, 3.0, 5.5, 6.0]))
     other = float(10 ** rng.uniform(-5, 6))
     kinds = ("sphere", "box", "capsule", "cylinder")
@@ -277,12 +279,19 @@ def extremes(rng: np.random.Generator, env: Any) -> Case:
     b = make(b_kind, other, U)
     label = f"{r(a)} vs {r(b)}"
 
+    form = pair_form(a, b)
+
     def run() -> Any:
-        return a.distance(b), b.distance(a), a.iscollided(b), b.iscollided(a)
+        exact = None if form is None else form(a._tf, b._tf)[0]
+        return a.distance(b), b.distance(a), a.iscollided(b), b.iscollided(a), exact
 
     def check(out: Any) -> None:
-        d_ab, d_ba, hit_ab, hit_ba = out
+        d_ab, d_ba, hit_ab, hit_ba, exact = out
         finite([d_ab, d_ba])
+        if exact is not None:  # a pair with a closed form: both orders give it
+            tolerance = 1e-9 * max(1.0, size, other, abs(exact))
+            for d in (d_ab, d_ba):
+                assert abs(d - exact) <= tolerance, f"distance {d}, closed form {exact}"
         small = min(size, other)
         deepest = reach_of(a_kind, size) + reach_of(b_kind, other)
         assert d_ab >= -deepest * 1.01, f"distance {d_ab}: deeper than the shapes reach"
