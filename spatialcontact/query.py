@@ -245,6 +245,7 @@ def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     ga, gb = _geometries(a, b, quirks.NO_DISTANCE)
     request = coal.DistanceRequest()
     request.enable_signed_distance = True
+    quirks.epa_budget(ga, gb, request)
     functor = coal.ComputeDistance(ga, gb)
     keep = (ga, gb, *quirks.answer_guard(ga, gb))
     below, fix = _overlap_rule(a, b, ga, gb)
@@ -534,6 +535,7 @@ def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     many = ga.getNodeType() in _MANY_CONTACT_TYPES or gb.getNodeType() in _MANY_CONTACT_TYPES
     request = coal.CollisionRequest()
     request.num_max_contacts = ALL_CONTACTS if many else 1
+    quirks.epa_budget(ga, gb, request)
     keep = (ga, gb, *quirks.answer_guard(ga, gb))
     functor = quirks.collider(ga, gb)
     form = None
