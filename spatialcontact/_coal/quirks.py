@@ -1293,7 +1293,7 @@ def epa_budget(g1: Any, g2: Any, request: Any) -> None:
     per iteration, and Coal 3.0.3 stops it after 64. A smooth ellipsoid needs more: for two
     ellipsoids (radii 0.3 to 1 m) overlapping with nearly the same centre, the depth came out
     up to 4.6e-2 m short of a 3,000-iteration EPA (median 5.7e-6 over 120 overlaps), and the
-    two argument orders up to 9.8e-3 m apart; an ellipsoid and a cylinder 5.4e-5. With 512 it
+    two argument orders up to 9.8e-3 m apart; an ellipsoid and a cylinder up to 1.1e-2. With 512 it
     was within 1.1e-6 (EPA's tolerance) in every placement, and the fuzzer's case (the same
     centre, 1.2535 m deep) within 3e-6 of the minimum of the two support functions. EPA stops
     once it converges, so a query costs more only where the default cut it short: the mean
