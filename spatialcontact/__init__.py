@@ -5,6 +5,8 @@ Shapes (:class:`Sphere`, :class:`Cuboid`, ..., :class:`Mesh`, :class:`OcTree`) a
 ``contacts`` against each other; :class:`Scene` holds many named objects on Coal's broadphase.
 """
 
+import coal  # noqa: F401  first: it loads the libraries that spatialcontact._native links to
+
 from . import meshes
 from .contact import Contact, ContactReport, Contacts
 from .errors import (

@@ -27,14 +27,13 @@ from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
+from . import _native
 from ._coal import state as _state
-from .pose import _rigid_values, as_pose, pose_values
+from .pose import as_pose, pose_values
 
 __all__ = ["Observer", "ShapeBase", "collision_leaves", "is_shape", "leaves_of"]
 
 _serial = itertools.count()
-_FLOAT64 = np.dtype(np.float64)
-_SHAPE44 = (4, 4)
 _NDARRAY = np.ndarray
 
 
@@ -54,12 +53,12 @@ class ShapeBase:
 
     _is_group: ClassVar[bool] = False
     _plan: Any = None  # a group's cached placement (see group._Plan)
+    _slot_cache: Any = None  # a group's cached set_poses buffers (see group._slots)
     _leaf_cache: Any = None  # a group's cached collision leaves, with its _contents
     _collision: bool
     _uid: int
     _parent: Any
-    _T: np.ndarray | None
-    _T_values: tuple[float, ...] | None
+    _T: np.ndarray | None  # T, or the leaf's _buffer holding it, or None: a row of _batch
     _slot: int  # position in the parent group, for its set_poses batch
     _revision: int
     _contents: int
@@ -68,8 +67,6 @@ class ShapeBase:
     _tf: Any
     _geometry: Any
     _buffer: np.ndarray
-    _buffer_R: np.ndarray
-    _buffer_t: np.ndarray
     _collide_pairs: dict[int, tuple[Any, ...]]
     _distance_pairs: dict[int, tuple[Any, ...]]
     _contact_pairs: dict[int, tuple[Any, ...]]
@@ -80,7 +77,6 @@ class ShapeBase:
     def _init_base(self, pose: Any, pose_name: str) -> None:
         """Set the pose (checked), a fresh identity and no parent, observers or Coal state."""
         self._T = as_pose(pose, pose_name)
-        self._T_values = None
         self._uid = next(_serial)
         self._parent = None
         self._revision = 0
@@ -98,39 +94,39 @@ class ShapeBase:
         transform and copied.
         """
         T = self._T
-        if T is None:
-            values = self._T_values
-            if values is None:  # placed by its group's set_poses: a row of that batch
-                T = self._T = self._parent._batch[self._slot]
-            else:
-                T = self._T = np.array(values).reshape(4, 4)
-                T.setflags(write=False)
+        if T is None:  # placed by its group's set_poses: a row of that batch
+            T = np.array(self._parent._batch[self._slot])
+            T.setflags(write=False)
+            self._T = T
+        elif T is self._buffer:  # set by the setter below: copied when first read
+            T = self._T = np.array(T)
+            T.setflags(write=False)
         return T
 
     @T.setter
     def T(self, value: Any) -> None:
-        # The hot path of a planner: a float64 4x4 array is checked in plain floats, and a
-        # leaf with no parent copies it into its own buffer, whose views set its Coal transform.
-        if type(value) is _NDARRAY and value.dtype is _FLOAT64 and value.shape == _SHAPE44:
-            values = _rigid_values(value)
-        else:
-            values = None
-        if values is None:
-            value, values = pose_values(value, "T")
-        self._T_values = values
-        self._T = None
+        # The hot path of a planner: a leaf's float64 4x4 array is checked, copied into the
+        # leaf's buffer and written into its Coal transform by one compiled call.
         parent = self._parent
-        if parent is not None:
-            self._place(parent._world @ value)
-            parent._touch(False)
-        elif self._is_group:
+        if self._is_group:
+            value = as_pose(value, "T")
+            self._T = value
+            if parent is not None:
+                value = parent._world @ value
             self._place(value)
-        else:
-            self._buffer[...] = value
-            self._tf.setTransform(self._buffer_R, self._buffer_t)
-            self._revision += 1
-            if self._observers:
-                self._notify(False)
+            if parent is not None:
+                parent._touch(False)
+            return
+        world = None if parent is None else parent._world
+        if type(value) is not _NDARRAY or not _native.place(self._tf, value, self._buffer, world):
+            M = pose_values(value, "T")[0]  # raises, naming the parameter, when not a pose
+            _native.place(self._tf, M, self._buffer, world)
+        self._T = self._buffer
+        self._revision += 1
+        if self._observers:
+            self._notify(False)
+        if parent is not None:
+            parent._touch(False)
 
     @property
     def world_T(self) -> np.ndarray:
@@ -154,7 +150,6 @@ class ShapeBase:
     def _set_local(self, T: np.ndarray) -> None:
         """Take ``T`` (a read-only (4, 4) array, not checked) as this shape's pose ``T``."""
         self._T = T
-        self._T_values = None
 
     # ------------------------------------------------------- changes and observers
 
@@ -204,6 +199,7 @@ class ShapeBase:
         node = self._parent
         while node is not None:
             node._forget_plan()
+            node._slot_cache = None
             node = node._parent
 
     def _admit_leaves(self, leaves: tuple[ShapeBase, ...]) -> None:

@@ -8,6 +8,7 @@ from typing import Any, cast, overload
 
 import numpy as np
 
+from . import _native
 from . import pose as _pose
 from ._base import ShapeBase, collision_leaves, leaves_of
 from ._coal import state as _state
@@ -23,42 +24,38 @@ _EYE4_BYTES = np.eye(4).tobytes()
 
 
 class _Plan:
-    """How to place every shape below a group from the group's world pose in one product.
+    """How to place every shape below a group from the group's world pose in one call.
 
-    The poses relative to the group sit side by side in one ``(4, 4 n)`` array, so the world
-    poses of all of them are one matrix product, ``world = W @ relative``, written into a buffer
-    whose views each leaf's Coal transform is set from.
+    The world pose of node ``i`` is ``W @ relative[i]`` for the group's world pose ``W``;
+    :func:`spatialcontact._native.place_all` computes them all into ``world`` and sets each
+    leaf's Coal transform.
 
     Attributes
     ----------
     nodes : list of CollisionShape
         Every shape below the group (leaves and nested groups), depth first.
-    relative : ndarray, shape (4, 4 n)
-        Their poses relative to the group, node ``i`` in columns ``4 i`` to ``4 i + 3``.
-    world : ndarray, shape (4, 4 n)
-        The buffer for their world poses, laid out as ``relative``.
-    placements : list of (Transform3s, ndarray (3, 3), ndarray (3,))
-        Each leaf's Coal transform with views of its rotation and translation in ``world``.
+    relative : ndarray, shape (n, 4, 4)
+        Their poses relative to the group.
+    world : ndarray, shape (n, 4, 4)
+        The buffer for their world poses.
+    tfs : tuple of (Transform3s or None)
+        Each node's Coal transform, None for nested groups.
     groups : list of (CollisionShapeGroup, int)
         Each nested group with its node index.
     observed : list of CollisionShape
         The nodes that have observers to tell.
     """
 
-    __slots__ = ("groups", "nodes", "observed", "placements", "relative", "world")
+    __slots__ = ("groups", "nodes", "observed", "relative", "tfs", "world")
 
     def __init__(self, nodes: list[CollisionShape], relative: list[np.ndarray]) -> None:
         self.nodes = nodes
-        self.relative = np.hstack(relative) if relative else np.empty((4, 0))
+        self.relative = np.array(relative, dtype=np.float64).reshape(len(nodes), 4, 4)
         self.world = np.empty_like(self.relative)
-        self.placements: list[tuple[Any, np.ndarray, np.ndarray]] = []
-        self.groups: list[tuple[CollisionShapeGroup, int]] = []
-        for i, node in enumerate(nodes):
-            if node._is_group:
-                self.groups.append((cast(CollisionShapeGroup, node), i))
-            else:
-                c = 4 * i
-                self.placements.append((node._tf, self.world[:3, c : c + 3], self.world[:3, c + 3]))
+        self.tfs = tuple(None if node._is_group else node._tf for node in nodes)
+        self.groups: list[tuple[CollisionShapeGroup, int]] = [
+            (cast(CollisionShapeGroup, node), i) for i, node in enumerate(nodes) if node._is_group
+        ]
         self.observed: list[ShapeBase] = [node for node in nodes if node._observers]
 
 
@@ -124,7 +121,6 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
 
     stype = "group"
     _is_group = True
-    _slot_cache: Any = None  # see _slots
     _batch: Any = None  # the poses last given to set_poses, (n, 4, 4) read-only
     _identity: Any = None  # the world pose when it is the identity, else None
 
@@ -170,11 +166,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             plan = self._make_plan()
             if plan is None:  # being unpickled: the elements place themselves when restored
                 return
-        np.dot(world, plan.relative, out=plan.world)
-        for tf, R, t in plan.placements:
-            tf.setTransform(R, t)
+        _native.place_all(plan.tfs, world, plan.relative, plan.world)
         for group, i in plan.groups:
-            inner = plan.world[:, 4 * i : 4 * i + 4].copy()
+            inner = plan.world[i].copy()
             inner.setflags(write=False)
             group._world = inner
         for node in plan.observed:
@@ -222,48 +216,53 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             element moves then.
         """
         n = len(self._elements)
-        P = numbers(poses, "poses", error=InvalidPoseError)
+        P = poses
+        if type(P) is not np.ndarray or P.dtype != np.float64:
+            P = numbers(poses, "poses", error=InvalidPoseError)
         if P.shape != (n, 4, 4):
             raise InvalidPoseError(
                 f"poses must have shape ({n}, 4, 4), one pose per element, got shape {P.shape}"
             )
-        if check and not all(_pose._rigid_values(T) for T in P):
+        if check and _native.first_not_rigid(P) >= 0:
             _pose.as_poses(P, "poses")  # raises, naming the first bad pose
-        P.setflags(write=False)
-        buffer, leaves, groups = self._slots()
-        if self._identity is self._world:
-            np.copyto(buffer, P)
-        else:
-            np.matmul(self._world, P, out=buffer)
-        self._batch = P  # each element's T is its row, read when asked for (ShapeBase.T)
-        for element, tf, R, t in leaves:
-            element._T = element._T_values = None
-            tf.setTransform(R, t)
-            element._revision += 1
-            if element._observers:
-                element._notify(False)
+        buffer, batch, leaves, groups = self._slots()
+        np.copyto(batch, P)  # each element's T is its row, read when asked for (ShapeBase.T)
+        _native.place_all(
+            leaves[0], None if self._identity is self._world else self._world, P, buffer
+        )
+        for element in leaves[1]:
+            element._T = None
+        for element in leaves[2]:
+            element._notify(False)
         for element, world in groups:
-            element._T = element._T_values = None
+            element._T = None
             element._place(world)
         self._touch(False)
 
-    def _slots(self) -> tuple[np.ndarray, list[tuple[Any, ...]], list[tuple[Any, ...]]]:
-        """A buffer (n, 4, 4) for the world poses of the elements; per leaf element its Coal
-        transform and views of its rotation and translation there, per group element its row;
-        kept until the elements change."""
+    def _slots(self) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...], list[Any]]:
+        """Buffers (n, 4, 4) for the world poses of the elements and for their poses ``T``;
+        the leaf elements as (each element's Coal transform or None for a group, the leaves,
+        those with observers); per group element its row of the world buffer. Kept until the
+        elements or their observers change."""
         cached = self._slot_cache
         if cached is None or cached[0] != self._contents:
-            buffer = np.empty((len(self._elements), 4, 4))
-            leaves: list[tuple[Any, ...]] = []
+            n = len(self._elements)
+            buffer = np.empty((n, 4, 4))
+            batch = np.empty((n, 4, 4))
             groups: list[tuple[Any, ...]] = []
             for i, element in enumerate(self._elements):
                 element._slot = i
                 if element._is_group:
                     groups.append((element, buffer[i]))
-                else:
-                    leaves.append((element, element._tf, buffer[i, :3, :3], buffer[i, :3, 3]))
-            cached = self._slot_cache = (self._contents, buffer, leaves, groups)
-        return cached[1], cached[2], cached[3]
+            leaves = [e for e in self._elements if not e._is_group]
+            placement = (
+                tuple(None if e._is_group else e._tf for e in self._elements),
+                leaves,
+                [e for e in leaves if e._observers],
+            )
+            cached = self._slot_cache = (self._contents, buffer, batch, placement, groups)
+            self._batch = batch
+        return cached[1], cached[2], cached[3], cached[4]
 
     def _elements_of(self) -> tuple[CollisionShape, ...]:
         return tuple(self._elements)

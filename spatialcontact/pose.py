@@ -12,14 +12,32 @@ from typing import Any
 
 import numpy as np
 
+from . import _native
 from ._validate import numbers
 from .errors import InvalidPoseError
 
 __all__ = ["MAX_TRANSLATION", "ROTATION_TOLERANCE", "as_pose", "as_poses", "pose_values", "to_se3"]
 
-ROTATION_TOLERANCE = 1e-6
-"""Largest error accepted in the checks of a pose's rotation ``R``: each of ``|r0|^2 - 1``,
-``|r1|^2 - 1``, ``r0 . r1`` and the entries of ``r2 - r0 x r1`` for its rows ``r0, r1, r2``."""
+ROTATION_TOLERANCE: float = _native.ROTATION_TOLERANCE
+"""Largest error accepted in the checks of a pose's rotation ``R`` (1e-6): each of
+``|r0|^2 - 1``, ``|r1|^2 - 1``, ``r0 . r1`` and the entries of ``r2 - r0 x r1`` for its rows
+``r0, r1, r2``."""
+
+MAX_TRANSLATION: float = _native.MAX_TRANSLATION
+"""Largest coordinate of a pose's translation, in metres (1e6): farther than this, Coal's
+answers for shapes of the smallest size (see ``_validate``) lose their precision."""
+
+_UNPACK16 = struct.Struct("16d").unpack
+
+
+def compose(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The products ``A[i] @ B[j]`` (n, m, 4, 4) of rigid poses ``A`` (n, 4, 4) and ``B``
+    (m, 4, 4), float64, computed as the placements of shapes compute them (bit for bit)."""
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    out = np.empty((len(A), len(B), 4, 4))
+    _native.compose_all(A, B, out)
+    return out
 
 
 def _describe(value: Any) -> str:
@@ -27,48 +45,8 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-MAX_TRANSLATION = 1e6
-"""Largest coordinate of a pose's translation, in metres: farther than this, Coal's answers for
-shapes of the smallest size (see ``_validate``) lose their precision."""
-
-_UNPACK16 = struct.Struct("16d").unpack
-
-
-def _rigid_values(
-    value: np.ndarray,
-    _abs: Any = abs,
-    _tol: float = ROTATION_TOLERANCE,
-    _far: float = MAX_TRANSLATION,
-    _unpack: Any = _UNPACK16,
-) -> tuple[float, ...] | None:
-    """The 16 entries (row by row) of a (4, 4) float64 array if it is a rigid transform whose
-    translation is within :data:`MAX_TRANSLATION`, else None.
-
-    Written out in plain floats: this runs on every pose update, and a few numpy calls would
-    cost more than the Coal query that follows. The caller checks the shape and dtype.
-    """
-    values: tuple[float, ...] = _unpack(value.tobytes())
-    a, b, c, x, d, e, f, y, g, h, i, z, p, q, r, s = values
-    # Rows 0 and 1 orthonormal and row 2 their cross product: exactly the rotations.
-    if (
-        _abs(a * a + b * b + c * c - 1.0) <= _tol
-        and _abs(d * d + e * e + f * f - 1.0) <= _tol
-        and _abs(a * d + b * e + c * f) <= _tol
-        and _abs(b * f - c * e - g) <= _tol
-        and _abs(c * d - a * f - h) <= _tol
-        and _abs(a * e - b * d - i) <= _tol
-        and _abs(x) <= _far
-        and _abs(y) <= _far
-        and _abs(z) <= _far
-        and p == q == r == 0.0
-        and s == 1.0
-    ):
-        return values
-    return None
-
-
 def _why_not_rigid(M: np.ndarray) -> str:
-    """Say in words why a (4, 4) float array failed :func:`_rigid_values`."""
+    """Say in words why a (4, 4) float array is not a rigid transform within range."""
     if not np.all(np.isfinite(M)):
         return "it has non-finite entries"
     if not np.array_equal(M[3], [0.0, 0.0, 0.0, 1.0]):
@@ -137,12 +115,11 @@ def pose_values(value: Any, name: str = "pose") -> tuple[np.ndarray, tuple[float
         M = value
     else:
         M = _as_array(value, name)
-    values = _rigid_values(M)
-    if values is None:
+    if not _native.is_rigid(M):
         raise InvalidPoseError(
             f"{name} must be a rigid transform, but {_why_not_rigid(M)}: got {_describe(value)}"
         )
-    return M, values
+    return M, _UNPACK16(M.tobytes())
 
 
 def as_pose(value: Any, name: str = "pose") -> np.ndarray:
@@ -189,9 +166,9 @@ def _pose_rows(value: Any, name: str) -> np.ndarray:
 def as_poses(value: Any, name: str = "poses") -> np.ndarray:
     """Return a batch of poses as a new read-only ``(N, 4, 4)`` float64 array, each checked.
 
-    The checks are those of :func:`pose_values`, in numpy over the whole batch: finite
-    entries, last row ``[0, 0, 0, 1]``, an orthonormal rotation with determinant +1 (to within
-    :data:`ROTATION_TOLERANCE`) and a translation within ``±MAX_TRANSLATION`` on each axis.
+    The checks are those of :func:`pose_values`: finite entries, last row ``[0, 0, 0, 1]``,
+    an orthonormal rotation with determinant +1 (to within :data:`ROTATION_TOLERANCE`) and a
+    translation within ``±MAX_TRANSLATION`` on each axis.
 
     Parameters
     ----------
@@ -224,25 +201,8 @@ def as_poses(value: Any, name: str = "poses") -> np.ndarray:
 has determinant -1 (a reflection)
     """
     batch = _pose_rows(value, name)
-    R = batch[:, :3, :3]
-    r0, r1, r2 = R[:, 0], R[:, 1], R[:, 2]
-    with np.errstate(invalid="ignore", over="ignore"):
-        errors = np.concatenate(
-            [
-                (np.einsum("ij,ij->i", r0, r0) - 1.0)[:, None],
-                (np.einsum("ij,ij->i", r1, r1) - 1.0)[:, None],
-                np.einsum("ij,ij->i", r0, r1)[:, None],
-                r2 - np.cross(r0, r1),
-            ],
-            axis=1,
-        )
-        good = (
-            (np.abs(errors) <= ROTATION_TOLERANCE).all(axis=1)
-            & (np.abs(batch[:, :3, 3]) <= MAX_TRANSLATION).all(axis=1)
-            & (batch[:, 3] == (0.0, 0.0, 0.0, 1.0)).all(axis=1)
-        )
-    if not good.all():
-        first = int(np.argmin(good))
+    first = _native.first_not_rigid(batch)
+    if first >= 0:
         raise InvalidPoseError(
             f"{name}[{first}] is not a rigid transform: {_why_not_rigid(batch[first])}"
         )

@@ -436,7 +436,6 @@ class CollisionShape(ShapeBase):
         state["_T"] = np.array(self.T)
         for key in _state.UNPICKLED_STATE:
             state.pop(key, None)
-        state.pop("_T_values", None)
         if not self._is_group:  # see __setstate__
             state["_world_T"] = np.array(self.world_T)
         return state
@@ -449,7 +448,6 @@ class CollisionShape(ShapeBase):
         # group's own group, when neither group can place it.
         world = state.pop("_world_T", None)
         self.__dict__.update(state)
-        self._T_values = None
         self._uid = next(_base._serial)
         self._observers = []
         _state.init_state(self)

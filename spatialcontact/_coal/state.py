@@ -48,8 +48,6 @@ PAIR_CACHES = ("_collide_pairs", "_distance_pairs", "_contact_pairs")
 UNPICKLED_STATE = (
     "_tf",
     "_buffer",
-    "_buffer_R",
-    "_buffer_t",
     "_geometry",
     *PAIR_CACHES,
     "_thread_pairs",
@@ -67,9 +65,7 @@ UNPICKLED_STATE = (
 def init_state(shape: Any) -> None:
     """Give a new (or unpickled) shape its empty Coal state and caches."""
     shape._tf = coal.Transform3s()
-    shape._buffer = buffer = np.eye(4)  # a leaf's pose, copied in when set (see ShapeBase.T)
-    shape._buffer_R = buffer[:3, :3]
-    shape._buffer_t = buffer[:3, 3]
+    shape._buffer = np.eye(4)  # a leaf's pose T, copied in when set (see ShapeBase.T)
     shape._geometry = None
     shape._collide_pairs = {}
     shape._distance_pairs = {}

@@ -33,6 +33,7 @@ import numpy as np
 from .._base import collision_leaves
 from .._coal.state import thread_entry
 from ..contact import Contact
+from ..pose import compose
 from ..query import (
     _collide_entry,
     _confirm,
@@ -208,8 +209,8 @@ class _Block:
         elif self.moving.relative is None:
             found = self._Wb
         else:
-            if self._W is None:
-                self._W = np.matmul(self._Wb[:, None], self.moving.relative[None])
+            if self._W is None:  # as the shapes place their leaves, bit for bit
+                self._W = compose(self._Wb, self.moving.relative)
             found = self._W[:, k]
         self._poses[k] = found
         return found

@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import coal
 import numpy as np
 
+from .. import _native
 from .._base import ShapeBase
 from .._coal import quirks
 
@@ -187,10 +188,7 @@ class _Bounds:
     def measure(self) -> None:
         """Set ``x``, ``y``, ``z``: the world centre of the bounding sphere, where it is now."""
         if self.r != math.inf:
-            tf = self.shape._tf
-            local = self.local
-            centre = tf.getTranslation() if local is None else tf.transform(local)
-            self.x, self.y, self.z = centre.tolist()
+            self.x, self.y, self.z = _native.world_point(self.shape._tf, self.local)
 
     def near(self, other: _Bounds) -> bool:
         """True unless the bounding spheres of the two (both up to date) are apart."""

@@ -1291,6 +1291,19 @@ class Scene:
         if not changed:
             return
         self._changed = {}
+        if len(changed) == 1 and not self._worlds:  # a planner's call: one object moved
+            [(shape, structural)] = changed.items()
+            record = self._by_shape[shape]
+            if structural:
+                leaves = cast("tuple[CollisionShape, ...]", collision_leaves(shape))
+                self._broadphase.reshape(record.body, leaves)
+            try:
+                pairs, whole = self._broadphase.find((record.body,))
+            except BaseException:
+                self._changed.setdefault(shape, False)  # asked again at the next query
+                raise
+            self._record_found([record], [(-1, pairs)], {-1} if whole else set())
+            return
         records = [self._by_shape[shape] for shape in changed]
         moved: dict[int, list[Body[_Object]]] = {}  # by world, -1 for the global broadphase
         for record in records:
@@ -1316,6 +1329,17 @@ class Scene:
             for record in records:
                 self._changed.setdefault(record.shape, False)
             raise
+        self._record_found(records, found, complete)
+
+    def _record_found(
+        self,
+        records: list[_Object],
+        found: list[tuple[int, list[tuple[Leaf[_Object], Leaf[_Object]]]]],
+        complete: set[int],
+    ) -> None:
+        """Replace the pairs of the moved ``records`` by the touching leaf pairs ``found`` per
+        broadphase (world, -1 for the global one); ``complete`` are the broadphases that gave
+        every pair of theirs."""
         if complete and not self._worlds:
             self._drop_all_pairs()
             reset = []

@@ -1,0 +1,450 @@
+"""The compiled placement path (spatialcontact._native) and the poses it keeps.
+
+The rigidity rule is checked against the same rule written here in plain Python floats; the
+placements against numpy products and Coal's own getters; every refused argument by its
+message, with nothing changed; hostile arguments in a child process, so that a crash fails
+the test instead of ending the run.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+
+import coal
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+import spatialcontact as sc
+from spatialcontact import _native
+from spatialcontact.pose import MAX_TRANSLATION, ROTATION_TOLERANCE
+
+
+def rule(M: np.ndarray) -> bool:
+    """The rigidity rule of spatialcontact.pose, in plain floats, in the same order."""
+    a, b, c, x, d, e, f, y, g, h, i, z, p, q, r, s = (float(v) for v in M.ravel())
+    tol, far = ROTATION_TOLERANCE, MAX_TRANSLATION
+    return (
+        abs(a * a + b * b + c * c - 1.0) <= tol
+        and abs(d * d + e * e + f * f - 1.0) <= tol
+        and abs(a * d + b * e + c * f) <= tol
+        and abs(b * f - c * e - g) <= tol
+        and abs(c * d - a * f - h) <= tol
+        and abs(a * e - b * d - i) <= tol
+        and abs(x) <= far
+        and abs(y) <= far
+        and abs(z) <= far
+        and p == q == r == 0.0
+        and s == 1.0
+    )
+
+
+def rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    """(3, 3) rotation about the unit ``axis`` (Rodrigues)."""
+    k = axis / np.linalg.norm(axis)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K
+
+
+def pose(
+    axis: tuple[float, float, float], angle: float, t: tuple[float, float, float]
+) -> np.ndarray:
+    M = np.eye(4)
+    M[:3, :3] = rotation(np.array(axis), angle)
+    M[:3, 3] = t
+    return M
+
+
+def tf_matrix(tf: coal.Transform3s) -> np.ndarray:
+    M = np.eye(4)
+    M[:3, :3] = tf.getRotation()
+    M[:3, 3] = tf.getTranslation()
+    return M
+
+
+axes = st.tuples(*[st.floats(-1, 1) for _ in range(3)]).filter(
+    lambda v: sum(x * x for x in v) > 0.01
+)
+angles = st.floats(-7, 7)
+translations = st.tuples(*[st.floats(-2e6, 2e6) for _ in range(3)])
+rigid_poses = st.builds(pose, axes, angles, st.tuples(*[st.floats(-10, 10) for _ in range(3)]))
+
+
+def test_the_constants_are_those_of_the_pose_module() -> None:
+    assert ROTATION_TOLERANCE == 1e-6
+    assert MAX_TRANSLATION == 1e6
+    assert _native.COAL_VERSION == coal.__version__ == "3.0.3"
+
+
+# ------------------------------------------------------------------------- is_rigid
+
+
+@settings(max_examples=300)
+@given(
+    axes,
+    angles,
+    translations,
+    st.integers(0, 15),
+    st.sampled_from([0.0, 1e-9, 2e-7, 1e-6, 3e-6, 1e-3, math.nan, math.inf]),
+)
+def test_is_rigid_is_the_rule_in_plain_floats(
+    axis: tuple[float, float, float],
+    angle: float,
+    t: tuple[float, float, float],
+    k: int,
+    off: float,
+) -> None:
+    M = pose(axis, angle, t)
+    M.flat[k] += off
+    assert _native.is_rigid(M) is rule(M)
+
+
+@settings(max_examples=200)
+@given(arrays(np.float64, (4, 4), elements=st.floats(allow_nan=True, allow_infinity=True)))
+def test_is_rigid_on_any_float_array(M: np.ndarray) -> None:
+    assert _native.is_rigid(M) is rule(M)
+
+
+def test_is_rigid_reads_strided_views() -> None:
+    M = pose((0.3, -0.2, 0.9), 1.1, (1.0, 2.0, 3.0))
+    big = np.zeros((8, 8))
+    big[::2, ::2] = M
+    assert _native.is_rigid(big[::2, ::2])
+    assert not _native.is_rigid(M.T)  # the transpose is not a pose (last row)
+    assert _native.is_rigid(np.asfortranarray(M))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.eye(4, dtype=np.float32),
+        np.eye(4).astype(">f8"),
+        np.eye(4, dtype=np.int64),
+        np.eye(4)[:3],
+        np.eye(4).reshape(16),
+        np.eye(4).reshape(1, 4, 4),
+        [[1.0, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]],
+        "eye",
+        None,
+        b"\x00" * 128,
+        memoryview(np.eye(4).tobytes()),
+    ],
+    ids=lambda v: type(v).__name__ + str(getattr(v, "dtype", "")),
+)
+def test_is_rigid_is_false_for_what_is_not_a_float64_4x4_buffer(value: object) -> None:
+    assert _native.is_rigid(value) is False
+
+
+def test_is_rigid_takes_one_argument() -> None:
+    with pytest.raises(TypeError, match=r"is_rigid takes 1 arguments, got 2"):
+        _native.is_rigid(np.eye(4), np.eye(4))  # type: ignore[call-arg]
+
+
+# ------------------------------------------------------------------- first_not_rigid
+
+
+def test_first_not_rigid_names_the_first_bad_pose() -> None:
+    P = np.tile(np.eye(4), (5, 1, 1))
+    assert _native.first_not_rigid(P) == -1
+    assert _native.first_not_rigid(np.empty((0, 4, 4))) == -1
+    P[3, 0, 0] = -1.0
+    P[4, 3, 3] = 2.0
+    assert _native.first_not_rigid(P) == 3
+    assert _native.first_not_rigid(P[::-1]) == 0
+
+
+def test_first_not_rigid_refuses_other_arrays() -> None:
+    for bad in (np.eye(4), np.zeros((2, 4, 3)), np.zeros((2, 4, 4), dtype=np.float32), [np.eye(4)]):
+        with pytest.raises(TypeError, match=r"poses must be a float64 array of shape \(n, 4, 4\)"):
+            _native.first_not_rigid(bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------- place
+
+
+@settings(max_examples=100)
+@given(rigid_poses, rigid_poses)
+def test_place_sets_the_transform_and_keeps_a_copy(M: np.ndarray, W: np.ndarray) -> None:
+    tf, keep = coal.Transform3s(), np.zeros((4, 4))
+    assert _native.place(tf, M, keep, None) is True
+    np.testing.assert_array_equal(keep, M)
+    np.testing.assert_array_equal(tf_matrix(tf), M)
+    assert _native.place(tf, M, keep, W) is True
+    np.testing.assert_array_equal(keep, M)
+    np.testing.assert_allclose(tf_matrix(tf), W @ M, rtol=0, atol=1e-13)
+
+
+def test_place_changes_nothing_when_the_pose_is_not_rigid() -> None:
+    tf, keep = coal.Transform3s(), np.full((4, 4), 7.0)
+    M = pose((0, 0, 1), 0.5, (1, 2, 3))
+    _native.place(tf, M, keep, None)
+    for bad in (2 * M, M.astype(np.float32), M[:3], "M", None, M.T):
+        before = (tf_matrix(tf), keep.copy())
+        assert _native.place(tf, bad, keep, None) is False
+        np.testing.assert_array_equal(tf_matrix(tf), before[0])
+        np.testing.assert_array_equal(keep, before[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (coal.Box(1, 1, 1), np.eye(4), np.eye(4), None),
+            r"tf must be a coal.Transform3s, got Box",
+        ),
+        ((None, np.eye(4), np.eye(4), None), r"tf must be a coal.Transform3s, got NoneType"),
+        (
+            (np.eye(4), np.eye(4), np.eye(4), None),
+            r"tf must be a coal.Transform3s, got numpy.ndarray",
+        ),
+        (
+            (coal.Transform3s(), np.eye(4), np.eye(4)[::-1], None),
+            r"keep must be a writable C-contiguous float64",
+        ),
+        ((coal.Transform3s(), np.eye(4), np.eye(4, dtype=np.float32), None), r"keep must be"),
+        ((coal.Transform3s(), np.eye(4), np.eye(3), None), r"keep must be"),
+        (
+            (coal.Transform3s(), np.eye(4), np.eye(4), np.eye(3)),
+            r"parent_world must be None or a float64",
+        ),
+        ((coal.Transform3s(), np.eye(4), np.eye(4), "W"), r"parent_world must be None"),
+    ],
+)
+def test_place_refuses_bad_arguments(args: tuple[object, ...], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        _native.place(*args)  # type: ignore[arg-type]
+
+
+def test_place_refuses_a_read_only_keep() -> None:
+    keep = np.eye(4)
+    keep.setflags(write=False)
+    with pytest.raises(TypeError, match=r"keep must be a writable"):
+        _native.place(coal.Transform3s(), np.eye(4), keep, None)
+
+
+def test_place_takes_four_arguments() -> None:
+    with pytest.raises(TypeError, match=r"place takes 4 arguments, got 2"):
+        _native.place(coal.Transform3s(), np.eye(4))  # type: ignore[call-arg]
+
+
+# --------------------------------------------------------------------- place_all
+
+
+@settings(max_examples=50)
+@given(st.lists(rigid_poses, min_size=0, max_size=40), rigid_poses)
+def test_place_all_composes_and_sets_every_transform(
+    poses: list[np.ndarray], W: np.ndarray
+) -> None:
+    n = len(poses)
+    P = np.array(poses).reshape(n, 4, 4)
+    tfs = tuple(None if k % 3 == 2 else coal.Transform3s() for k in range(n))
+    out = np.empty((n, 4, 4))
+    _native.place_all(tfs, W, P, out)
+    np.testing.assert_allclose(out, W @ P, rtol=0, atol=1e-13)
+    np.testing.assert_array_equal(out[:, 3], np.tile([0.0, 0.0, 0.0, 1.0], (n, 1)))
+    for tf, world in zip(tfs, out, strict=True):
+        if tf is not None:
+            np.testing.assert_array_equal(tf_matrix(tf), world)
+    _native.place_all(tfs, None, P, out)
+    np.testing.assert_array_equal(out, P)
+
+
+def test_place_all_changes_nothing_when_an_entry_is_not_a_transform() -> None:
+    first = coal.Transform3s()
+    P = np.tile(pose((1, 0, 0), 0.3, (1, 1, 1)), (3, 1, 1))
+    out = np.zeros((3, 4, 4))
+    with pytest.raises(TypeError, match=r"tfs entries must be a coal.Transform3s, got str"):
+        _native.place_all((first, coal.Transform3s(), "tf"), None, P, out)
+    np.testing.assert_array_equal(tf_matrix(first), np.eye(4))
+    np.testing.assert_array_equal(out, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ([coal.Transform3s()], None, np.eye(4)[None], np.empty((1, 4, 4))),
+            r"tfs must be a tuple",
+        ),
+        (
+            ((coal.Transform3s(),), None, np.eye(4)[None].repeat(2, 0), np.empty((1, 4, 4))),
+            r"poses must be a float64 array of shape \(n, 4, 4\), n = len\(tfs\)",
+        ),
+        (
+            ((coal.Transform3s(),), None, np.eye(4)[None], np.empty((2, 4, 4))),
+            r"out must be a writable C-contiguous",
+        ),
+        (
+            ((coal.Transform3s(),), None, np.eye(4)[None], np.empty((1, 4, 4), dtype=np.float32)),
+            r"out must be",
+        ),
+        (
+            ((coal.Transform3s(),), np.eye(3), np.eye(4)[None], np.empty((1, 4, 4))),
+            r"world must be None or a float64",
+        ),
+    ],
+)
+def test_place_all_refuses_bad_arguments(args: tuple[object, ...], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        _native.place_all(*args)  # type: ignore[arg-type]
+
+
+# -------------------------------------------------------------------- world_point
+
+
+def test_world_point() -> None:
+    tf = coal.Transform3s()
+    M = pose((0, 1, 0), 0.7, (1, -2, 3))
+    _native.place(tf, M, np.empty((4, 4)), None)
+    assert _native.world_point(tf, None) == (1.0, -2.0, 3.0)
+    local = np.array([0.5, 0.25, -1.0])
+    np.testing.assert_allclose(
+        _native.world_point(tf, local), M[:3, :3] @ local + M[:3, 3], atol=1e-15
+    )
+    np.testing.assert_allclose(
+        _native.world_point(tf, np.array([[9, 0.5], [9, 0.25], [9, -1.0]])[:, 1]),
+        M[:3, :3] @ local + M[:3, 3],
+        atol=1e-15,
+    )
+    with pytest.raises(TypeError, match=r"local must be None or a float64 array of shape \(3,\)"):
+        _native.world_point(tf, np.zeros(4))
+    with pytest.raises(TypeError, match=r"tf must be a coal.Transform3s, got int"):
+        _native.world_point(3, None)
+
+
+# ----------------------------------------------------------- hostile input, in a child
+
+
+def run_child(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_hostile_arguments_never_crash() -> None:
+    result = run_child(
+        """
+        import gc, coal, numpy as np
+        import spatialcontact
+        from spatialcontact import _native
+        objects = [None, 1, 1.5, "x", b"x" * 200, [], (), {}, object(), np.eye(4),
+                   np.zeros((0, 4, 4)), np.zeros((100, 4, 4)), np.eye(4, dtype=np.float32),
+                   coal.Box(1, 1, 1),
+                   coal.CollisionObject(coal.Sphere(1.0)), coal.Transform3s(), coal.Transform3s,
+                   memoryview(b"x" * 128), np.ma.masked_array(np.eye(4)), np.full((4, 4), np.nan)]
+        n = 0
+        for f, arity in [(_native.is_rigid, 1), (_native.first_not_rigid, 1), (_native.place, 4),
+                         (_native.place_all, 4), (_native.world_point, 2)]:
+            for k in range(arity + 2):
+                for first in objects:
+                    rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
+                    args = [first, *rest] if k else []
+                    try:
+                        f(*args)
+                    except (TypeError, ValueError):
+                        pass
+                    n += 1
+        # Tuples of every size on both sides of the fixed-size path, with a bad entry last.
+        for size in (0, 1, 31, 32, 33, 1000):
+            tfs = tuple(coal.Transform3s() for _ in range(size))
+            P = np.tile(np.eye(4), (size, 1, 1))
+            _native.place_all(tfs, None, P, np.empty((size, 4, 4)))
+            if size:
+                try:
+                    bad = (*tfs[:-1], coal.Box(1, 1, 1))
+                    _native.place_all(bad, None, P, np.empty((size, 4, 4)))
+                except TypeError:
+                    pass
+        gc.collect()
+        print("ok", n)
+        """
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.startswith("ok ")
+
+
+def test_another_coal_version_is_refused_at_import() -> None:
+    result = run_child(
+        """
+        import coal
+        coal.__version__ = "3.0.4"
+        try:
+            import spatialcontact
+        except ImportError as error:
+            print(error)
+        """
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (
+        "spatialcontact was compiled against Coal 3.0.3 but Coal '3.0.4' is installed"
+        in result.stdout
+    )
+
+
+# ----------------------------------------------------------------- the poses kept
+
+
+def test_a_leaf_keeps_its_own_copy_of_the_pose() -> None:
+    ball, table = sc.Sphere(0.1), sc.Cuboid([1.0, 1.0, 0.1])
+    M = np.eye(4)
+    M[2, 3] = 0.5
+    ball.T = M
+    M[2, 3] = 0.0  # the caller's array changes after the pose was set
+    assert ball.T[2, 3] == 0.5
+    assert ball.distance(table) == pytest.approx(0.35)
+    ball.T = pose((0, 0, 1), 0.2, (0, 0, 0.25))
+    ball.T = pose((0, 0, 1), 0.2, (0, 0, 0.3))  # set twice, read once: the last one
+    np.testing.assert_array_equal(ball.T, pose((0, 0, 1), 0.2, (0, 0, 0.3)))
+    first = ball.T
+    ball.T = M
+    assert first[2, 3] == 0.3  # a pose read before is not changed by the next one
+    assert not first.flags.writeable and not ball.T.flags.writeable
+
+
+def test_set_poses_rows_read_before_are_not_changed_by_the_next_call() -> None:
+    group = sc.CollisionShapeGroup(
+        [sc.Sphere(0.1), sc.Capsule(0.05, 0.2), sc.Cuboid([0.1, 0.1, 0.1])]
+    )
+    group.T = pose((0, 0, 1), 0.4, (1, 0, 0))
+    P1 = np.array([pose((1, 0, 0), 0.1 * k, (k, 0, 0)) for k in range(3)])
+    P2 = np.array([pose((0, 1, 0), 0.2 * k, (0, k, 0)) for k in range(3)])
+    group.set_poses(P1, check=False)
+    before = [element.T for element in group]
+    P1[:, 0, 3] = 99.0  # the caller's array changes: the elements do not
+    group.set_poses(P2)
+    for k, element in enumerate(group):
+        np.testing.assert_array_equal(before[k][:3, 3], [k, 0, 0])
+        np.testing.assert_array_equal(element.T, P2[k])
+        np.testing.assert_allclose(element.world_T, group.T @ P2[k], atol=1e-14)
+        np.testing.assert_allclose(tf_matrix(element._tf), group.T @ P2[k], atol=1e-14)
+    assert P2.flags.writeable  # the caller's array is left as it was
+
+
+def test_set_poses_tells_observers_added_after_an_earlier_call() -> None:
+    leaf = sc.Sphere(0.1)
+    group = sc.CollisionShapeGroup([leaf, sc.Sphere(0.2)])
+    P = np.tile(np.eye(4), (2, 1, 1))
+    group.set_poses(P)  # caches who to tell: nobody yet
+
+    class Watcher:
+        def __init__(self) -> None:
+            self.changes = 0
+
+        def _shape_changed(self, shape: object, structural: bool) -> None:
+            self.changes += 1
+
+        def _shape_admit(self, shape: object, leaves: object) -> None:
+            pass
+
+    watcher = Watcher()
+    leaf._observe(watcher)
+    group.set_poses(P)
+    assert watcher.changes == 1
+    leaf._unobserve(watcher)
+    group.set_poses(P)
+    assert watcher.changes == 1
