@@ -109,7 +109,10 @@ class ShapeBase:
         # leaf's buffer and written into its Coal transform by one compiled call.
         parent = self._parent
         if self._is_group:
-            value = as_pose(value, "T")
+            if type(value) is not _NDARRAY or not _native.is_rigid(value):
+                value = pose_values(value, "T")[0]  # raises, naming the parameter
+            value = value.copy()
+            value.setflags(write=False)
             self._T = value
             if parent is not None:
                 value = parent._world @ value
@@ -171,6 +174,13 @@ class ShapeBase:
 
     def _notify(self, structural: bool) -> None:
         """Tell each live observer of a change; forget the ones that are gone."""
+        if len(self._observers) == 1:  # the common case: one scene
+            observer = self._observers[0]()
+            if observer is not None:
+                observer._shape_changed(self, structural)
+            else:
+                self._observers = []
+            return
         alive = False
         for ref in self._observers:
             observer = ref()

@@ -156,8 +156,9 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         One matrix product places every leaf at any depth (see :class:`_Plan`); no recursion,
         so a deep nesting never leaves the group half-moved.
         """
-        world = world.copy()  # float64: the callers give checked poses or their products
-        world.setflags(write=False)
+        if world.flags.writeable:  # float64: checked poses or their products
+            world = world.copy()
+            world.setflags(write=False)
         self._world = world
         self._identity = world if world.tobytes() == _EYE4_BYTES else None
         self._revision += 1

@@ -654,3 +654,32 @@ def test_leaves_with_collision_off_inside_a_group_are_ignored() -> None:
     assert not scene.in_collision()  # only the ghost sphere is near the target
     assert scene.name_of(g[0]) == "g"
     assert scene.distance(ball(-2.0))[1] == "target"
+
+
+def test_a_pair_touching_every_other_query_is_answered_each_time() -> None:
+    # One object moved per query (the per-call path): a pair left without contacts is kept,
+    # empty, for one query, and forgotten when it is still apart at the next.
+    a, b, c = ball(0.0), ball(5.0), ball(-5.0)
+    scene = scene_of(a=a, b=b, c=c)
+    touching, apart = trans(0.9), trans(2.0)
+    for k in range(6):
+        b.T = touching if k % 2 == 0 else apart
+        assert scene.in_collision() is (k % 2 == 0)
+        assert scene.collisions() == ([("a", "b")] if k % 2 == 0 else [])
+        assert len(scene.contacts()) == (1 if k % 2 == 0 else 0)
+        assert scene.collide(a) == (["b"] if k % 2 == 0 else [])
+    assert len(scene._pairs) == 1  # kept empty after the last query, apart
+    b.T = trans(2.5)
+    assert not scene.in_collision()
+    assert scene._pairs == {}  # apart twice in a row: forgotten
+    b.T = touching
+    scene.allow("a", "b")
+    assert not scene.in_collision() and scene.collisions() == []
+    b.T = apart
+    scene.disallow("a", "b")
+    assert not scene.in_collision()
+    c.T = trans(-0.9)  # another object moves: the empty pair of a and b stays apart
+    assert scene.collisions() == [("a", "c")]
+    scene.remove("b")
+    assert scene.collisions() == [("a", "c")]
+    assert all(p.a.name != "b" and p.b.name != "b" for p in scene._pairs.values())

@@ -536,6 +536,14 @@ class Broadphase(Generic[Owner]):
             True when ``pairs`` are every touching pair of the scene (all of it was asked
             again): the pairs found before are all to be forgotten, not only the moved ones'.
         """
+        if len(moved) == 1 and self._registered == self._parked <= SMALL:
+            body = moved[0]  # a planner's call in a small scene: nothing at rest to probe
+            if body.moving and body not in self._stale:
+                body.epoch += 1
+                self._sphere_stale.add(body)
+                found: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
+                self._compare_tier(moved, found)
+                return found, False
         if len(moved) > TIER_LIMIT:
             for body in moved:
                 body.epoch += 1
@@ -721,6 +729,20 @@ class Broadphase(Generic[Owner]):
         """Add the pairs of the moved bodies with the tier, with octrees at rest and inside
         themselves, by bounding spheres and pair queries."""
         tier = self._tier
+        if len(moved) == 1 and not self._octrees:  # a planner's call: one body moved
+            body = moved[0]
+            leaves = body.leaves
+            if leaves:
+                body.measure()
+                for other in tier:
+                    if other is not body and other.leaves:
+                        if other.measured != other.epoch:
+                            other.measure()
+                        _touching_pairs(leaves, other.leaves, pairs)
+                if body.self_collision:
+                    for i, a in enumerate(leaves):
+                        _touching_pairs((a,), leaves[i + 1 :], pairs)
+            return
         resting_octrees: Sequence[Leaf[Owner]] = ()
         if self._octrees:
             resting_octrees = [octree for octree in self._octrees if not octree.body.moving]

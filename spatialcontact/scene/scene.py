@@ -1292,7 +1292,7 @@ class Scene:
             return
         self._changed = {}
         if len(changed) == 1 and not self._worlds:  # a planner's call: one object moved
-            [(shape, structural)] = changed.items()
+            shape, structural = changed.popitem()
             record = self._by_shape[shape]
             if structural:
                 leaves = cast("tuple[CollisionShape, ...]", collision_leaves(shape))
@@ -1302,7 +1302,19 @@ class Scene:
             except BaseException:
                 self._changed.setdefault(shape, False)  # asked again at the next query
                 raise
-            self._record_found([record], [(-1, pairs)], {-1} if whole else set())
+            if whole:
+                self._drop_all_pairs()
+            # A pair left empty by this query is kept (empty, not blocking) until the next one,
+            # so a pair that touches every other query is not made and forgotten each time.
+            kept: list[_Pair] = []
+            if record.partners:
+                kept = [pair for pair in record.partners.values() if not pair.leaves]
+                self._reset_pairs((record,))
+            for la, lb in pairs:
+                self._hit(la, lb)
+            for pair in kept:
+                if not pair.leaves:
+                    self._forget(pair)
             return
         records = [self._by_shape[shape] for shape in changed]
         moved: dict[int, list[Body[_Object]]] = {}  # by world, -1 for the global broadphase
@@ -1340,9 +1352,9 @@ class Scene:
         """Replace the pairs of the moved ``records`` by the touching leaf pairs ``found`` per
         broadphase (world, -1 for the global one); ``complete`` are the broadphases that gave
         every pair of theirs."""
+        reset: dict[_Pair, None] = {}
         if complete and not self._worlds:
             self._drop_all_pairs()
-            reset = []
         else:
             if complete:
                 for pair in [p for p in self._pairs.values() if p.world in complete]:
@@ -1361,18 +1373,22 @@ class Scene:
             if not pair.leaves:
                 self._forget(pair)
 
-    def _reset_pairs(self, records: list[_Object]) -> list[_Pair]:
-        """Empty the pairs of ``records`` (they moved): found again, or forgotten, next."""
-        reset = []
+    def _reset_pairs(self, records: Sequence[_Object]) -> dict[_Pair, None]:
+        """Empty the pairs of ``records`` (they moved): found again, or forgotten, next.
+
+        Returns every pair of theirs, once (empty ones kept from an earlier query included).
+        """
+        reset: dict[_Pair, None] = {}
         for record in records:
             for pair in record.partners.values():
                 if pair.leaves:  # not yet reset (a pair of two moved objects)
                     pair.leaves = []
-                    pair.contacts = {}
+                    if pair.contacts:
+                        pair.contacts = {}
                     if pair.blocking:
                         pair.blocking = False
                         self._blocking -= 1
-                    reset.append(pair)
+                reset[pair] = None
         return reset
 
 
