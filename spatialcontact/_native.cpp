@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace {
 
@@ -295,6 +296,391 @@ PyObject* compose_all(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// ---------------------------------------------------------------- closed forms
+//
+// Exact signed distances and witness points of one placement of a primitive pair: the same
+// definitions, fixed choices and order of operations as the vectorised forms of
+// spatialcontact._closed_form (tests/test_penetration.py checks that they agree). Each
+// answers (d, p1, p2, normal), world frame, p2 - p1 == d * normal to rounding.
+
+struct Vec {
+  double x, y, z;
+};
+
+struct Answer {
+  double d;
+  Vec p1, p2, n;
+};
+
+constexpr double kShort = 1e-150;  // shorter vectors have a subnormal squared norm
+constexpr double kNoise = 1e-30;   // squared core distances below this (times scale²) are rounding
+constexpr double kTie = 1e-12;     // spatialcontact._closed_form.TIE
+constexpr Vec kEx = {1.0, 0.0, 0.0};
+
+using Rows = double[3][3];  // a rotation, row by row
+
+inline Vec sub(const Vec& u, const Vec& v) { return {u.x - v.x, u.y - v.y, u.z - v.z}; }
+inline double dot(const Vec& u, const Vec& v) { return u.x * v.x + u.y * v.y + u.z * v.z; }
+inline Vec cross(const Vec& u, const Vec& v) {
+  return {u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x};
+}
+inline double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
+inline double pymin(double a, double b) { return b < a ? b : a; }  // Python's min(a, b)
+inline double pymax(double a, double b) { return b > a ? b : a; }  // Python's max(a, b)
+
+// v / length (length its norm), rescaled first when tiny; false when zero.
+bool unit(const Vec& v, double length, Vec& out) {
+  if (length >= kShort) {
+    out = {v.x / length, v.y / length, v.z / length};
+    return true;
+  }
+  if (length == 0.0) return false;
+  const double big = pymax(pymax(std::fabs(v.x), std::fabs(v.y)), std::fabs(v.z));
+  const Vec w = {v.x / big, v.y / big, v.z / big};
+  const double n = std::sqrt(dot(w, w));
+  out = {w.x / n, w.y / n, w.z / n};
+  return true;
+}
+
+// u x e_k made unit, e_k the world axis of the smallest |u_k| (the lowest on ties); +x for 0.
+Vec perpendicular(const Vec& u) {
+  const double a0 = std::fabs(u.x), a1 = std::fabs(u.y), a2 = std::fabs(u.z);
+  const int k = (a0 <= a1 && a0 <= a2) ? 0 : (a1 <= a2 ? 1 : 2);
+  const Vec e = {k == 0 ? 1.0 : 0.0, k == 1 ? 1.0 : 0.0, k == 2 ? 1.0 : 0.0};
+  const Vec w = cross(u, e);
+  const double length = std::sqrt(dot(w, w));
+  if (length > 0.0) return {w.x / length, w.y / length, w.z / length};
+  return kEx;
+}
+
+Vec local_of(const Rows& R, const Vec& v) {  // R^T v
+  return {R[0][0] * v.x + R[1][0] * v.y + R[2][0] * v.z,
+          R[0][1] * v.x + R[1][1] * v.y + R[2][1] * v.z,
+          R[0][2] * v.x + R[1][2] * v.y + R[2][2] * v.z};
+}
+
+Vec world_of(const Rows& R, const Vec& v) {  // R v
+  return {R[0][0] * v.x + R[0][1] * v.y + R[0][2] * v.z,
+          R[1][0] * v.x + R[1][1] * v.y + R[1][2] * v.z,
+          R[2][0] * v.x + R[2][1] * v.y + R[2][2] * v.z};
+}
+
+// Two cores k1, k2 swept by radii r1, r2; k2 - k1 == s * n.
+Answer finish(const Vec& k1, double r1, const Vec& k2, double r2, const Vec& n, double s) {
+  return {s - (r1 + r2),
+          {k1.x + r1 * n.x, k1.y + r1 * n.y, k1.z + r1 * n.z},
+          {k2.x - r2 * n.x, k2.y - r2 * n.y, k2.z - r2 * n.z},
+          n};
+}
+
+// The core point k1 swept by r1 against the half-space pn . x <= offset.
+Answer on_plane(const Vec& k1, double r1, const Vec& pn, double offset) {
+  const double s = dot(k1, pn) - offset;
+  const Vec k2 = {k1.x - s * pn.x, k1.y - s * pn.y, k1.z - s * pn.z};
+  return finish(k1, r1, k2, 0.0, {0.0 - pn.x, 0.0 - pn.y, 0.0 - pn.z}, s);
+}
+
+double sign_tie(double x, double scale = 1.0) {
+  const double tie = kTie * scale;
+  return x > tie ? 1.0 : (x < -tie ? -1.0 : 0.0);
+}
+
+Answer sphere_sphere(const Vec& c1, double r1, const Vec& c2, double r2) {
+  const Vec v = sub(c2, c1);
+  const double s = std::sqrt(dot(v, v));
+  Vec n;
+  if (!unit(v, s, n)) n = kEx;
+  return finish(c1, r1, c2, r2, n, s);
+}
+
+Answer sphere_box(const Vec& c, double r, const Rows& R, const Vec& t, const double half[3]) {
+  const Vec qv = local_of(R, sub(c, t));
+  const double q[3] = {qv.x, qv.y, qv.z};
+  double k[3];
+  for (int i = 0; i < 3; ++i) k[i] = pymin(pymax(q[i], -half[i]), half[i]);
+  const Vec v = {k[0] - q[0], k[1] - q[1], k[2] - q[2]};
+  double s = std::sqrt(dot(v, v));
+  Vec local;
+  if (!unit(v, s, local)) {
+    double gaps[3];
+    for (int i = 0; i < 3; ++i) gaps[i] = half[i] - std::fabs(q[i]);
+    const int axis =
+        (gaps[0] <= gaps[1] && gaps[0] <= gaps[2]) ? 0 : (gaps[1] <= gaps[2] ? 1 : 2);
+    const double side = q[axis] >= 0.0 ? 1.0 : -1.0;
+    for (int i = 0; i < 3; ++i) k[i] = q[i];
+    k[axis] = side * half[axis];
+    double towards[3] = {0.0, 0.0, 0.0};
+    towards[axis] = -side;
+    local = {towards[0], towards[1], towards[2]};
+    s = -gaps[axis];
+  }
+  const Vec w = world_of(R, {k[0], k[1], k[2]});
+  return finish(c, r, {t.x + w.x, t.y + w.y, t.z + w.z}, 0.0, world_of(R, local), s);
+}
+
+Answer sphere_capsule(const Vec& c, double r, const Vec& a, const Vec& b, double rc) {
+  const Vec axis = sub(b, a);
+  double length2 = dot(axis, axis);
+  if (length2 == 0.0) length2 = 1.0;
+  const Vec ac = sub(c, a);
+  const double along = dot(ac, axis) / length2;
+  const double t = clamp01(along);
+  const Vec k = {a.x + t * axis.x, a.y + t * axis.y, a.z + t * axis.z};
+  Vec v = sub(k, c);
+  if (t == along) {
+    const double f = dot(v, axis) / length2;
+    v = {v.x - f * axis.x, v.y - f * axis.y, v.z - f * axis.z};
+  }
+  double s2 = dot(v, v);
+  if (s2 <= kNoise * (dot(ac, ac) + length2)) {
+    v = {0.0, 0.0, 0.0};
+    s2 = 0.0;
+  }
+  const double s = std::sqrt(s2);
+  Vec n;
+  if (!unit(v, s, n)) n = perpendicular(axis);
+  return finish(c, r, k, rc, n, s);
+}
+
+Answer capsule_capsule(const Vec& a1, const Vec& b1, double r1, const Vec& a2, const Vec& b2,
+                       double r2) {
+  const Vec d1 = sub(b1, a1), d2 = sub(b2, a2), r0 = sub(a2, a1);
+  const double aa = dot(d1, d1), ee = dot(d2, d2), bb = dot(d1, d2);
+  const double cc = dot(r0, d1), ff = dot(r0, d2);
+  const double aa1 = aa != 0.0 ? aa : 1.0;
+  const double ee1 = ee != 0.0 ? ee : 1.0;
+  const Vec w = cross(d1, d2);
+  const double ww = dot(w, w);
+  double foot;
+  if (ww == 0.0) {
+    foot = 0.5 * (clamp01(cc / aa1) + clamp01((cc + bb) / aa1));
+  } else {
+    foot = clamp01(dot(cross(r0, d2), w) / ww);
+  }
+  const double t_foot = (foot * bb - ff) / ee1;
+  const double t0 = clamp01(t_foot);
+  const double s0 = t0 == t_foot ? foot : (cc + t0 * bb) / aa1;
+  // The foot first; another candidate wins only when shorter by more than rounding, so that
+  // exactly parallel segments keep the middle of their overlap (all candidates tie there).
+  double s = clamp01(s0), t = t0;
+  double gx = r0.x + t * d2.x - s * d1.x;
+  double gy = r0.y + t * d2.y - s * d1.y;
+  double gz = r0.z + t * d2.z - s * d1.z;
+  double best = gx * gx + gy * gy + gz * gz - 1e-15 * (aa + ee + dot(r0, r0));
+  const double candidates[4][2] = {
+      {0.0, -ff / ee1}, {1.0, (bb - ff) / ee1}, {cc / aa1, 0.0}, {(cc + bb) / aa1, 1.0}};
+  for (const auto& candidate : candidates) {
+    const double si = clamp01(candidate[0]), ti = clamp01(candidate[1]);
+    gx = r0.x + ti * d2.x - si * d1.x;
+    gy = r0.y + ti * d2.y - si * d1.y;
+    gz = r0.z + ti * d2.z - si * d1.z;
+    const double g = gx * gx + gy * gy + gz * gz;
+    if (g < best) {
+      best = g;
+      s = si;
+      t = ti;
+    }
+  }
+  const Vec k1 = {a1.x + s * d1.x, a1.y + s * d1.y, a1.z + s * d1.z};
+  const Vec k2 = {a2.x + t * d2.x, a2.y + t * d2.y, a2.z + t * d2.z};
+  Vec v = sub(k2, k1);
+  const bool s_in = s * (1.0 - s) > 0.0;
+  const bool t_in = t * (1.0 - t) > 0.0;
+  if (s_in) {
+    const double f = dot(v, d1) / aa1;
+    v = {v.x - f * d1.x, v.y - f * d1.y, v.z - f * d1.z};
+  } else if (t_in) {
+    const double f = dot(v, d2) / ee1;
+    v = {v.x - f * d2.x, v.y - f * d2.y, v.z - f * d2.z};
+  }
+  double dist2 = dot(v, v);
+  const double scale2 = aa + ee + dot(r0, r0);
+  if (dist2 <= kNoise * scale2) {
+    v = {0.0, 0.0, 0.0};
+    dist2 = 0.0;
+  }
+  double dist = std::sqrt(dist2);
+  Vec normal;
+  bool has_normal = unit(v, dist, normal);
+  if (ww > 1e-16 * aa * ee && dist2 * aa * ee < scale2 * ww && ((s_in && t_in) || dist2 == 0)) {
+    const double root = std::sqrt(ww);
+    Vec wu = {w.x / root, w.y / root, w.z / root};
+    const double along = dot(v, wu);
+    if (along < 0.0) wu = {-wu.x, -wu.y, -wu.z};
+    normal = wu;
+    has_normal = true;
+    dist = std::fabs(along);
+  }
+  if (!has_normal) normal = perpendicular(aa > 0.0 ? d1 : d2);
+  return finish(k1, r1, k2, r2, normal, dist);
+}
+
+Answer sphere_cylinder(const Vec& c, double r, const Rows& R, const Vec& t, double rc,
+                       double half) {
+  const Vec qv = local_of(R, sub(c, t));
+  const double q[3] = {qv.x, qv.y, qv.z};
+  const double rho = std::hypot(q[0], q[1]);
+  const double f = rc / pymax(rho, rc);
+  double k[3] = {q[0] * f, q[1] * f, pymin(pymax(q[2], -half), half)};
+  const Vec v = {k[0] - q[0], k[1] - q[1], k[2] - q[2]};
+  double s = std::sqrt(dot(v, v));
+  Vec local;
+  if (!unit(v, s, local)) {
+    const double side_gap = rc - rho;
+    const double cap_gap = half - std::fabs(q[2]);
+    const double up = q[2] >= 0.0 ? 1.0 : -1.0;
+    for (int i = 0; i < 3; ++i) k[i] = q[i];
+    if (side_gap <= cap_gap) {
+      Vec radial;
+      if (!unit({q[0], q[1], 0.0}, rho, radial)) radial = kEx;
+      k[0] = rc * radial.x;
+      k[1] = rc * radial.y;
+      local = {-radial.x, -radial.y, -radial.z};
+    } else {
+      k[2] = up * half;
+      local = {0.0, 0.0, -up};
+    }
+    s = -pymin(side_gap, cap_gap);
+  }
+  const Vec w = world_of(R, {k[0], k[1], k[2]});
+  return finish(c, r, {t.x + w.x, t.y + w.y, t.z + w.z}, 0.0, world_of(R, local), s);
+}
+
+Answer capsule_halfspace(const Vec& a, const Vec& b, double r, const Vec& n, double offset) {
+  const Vec axis = sub(b, a);
+  const double f = 0.5 - 0.5 * sign_tie(dot(axis, n), std::sqrt(dot(axis, axis)));
+  return on_plane({a.x + f * axis.x, a.y + f * axis.y, a.z + f * axis.z}, r, n, offset);
+}
+
+Answer box_halfspace(const Rows& R, const Vec& t, const double half[3], const Vec& n,
+                     double offset) {
+  const Vec m = local_of(R, n);
+  const Vec w = world_of(R, {half[0] * sign_tie(m.x), half[1] * sign_tie(m.y),
+                             half[2] * sign_tie(m.z)});
+  return on_plane({t.x - w.x, t.y - w.y, t.z - w.z}, 0.0, n, offset);
+}
+
+Answer cylinder_halfspace(const Rows& R, const Vec& t, double rc, double half, const Vec& n,
+                          double offset) {
+  const Vec axis = {R[0][2], R[1][2], R[2][2]};
+  const double h = half * sign_tie(dot(n, axis));
+  const Vec w = cross(axis, cross(n, axis));
+  const double wn = std::sqrt(dot(w, w));
+  const double f = wn > kTie ? rc / wn : 0.0;
+  const Vec rim = {t.x - h * axis.x - f * w.x, t.y - h * axis.y - f * w.y,
+                   t.z - h * axis.z - f * w.z};
+  return on_plane(rim, 0.0, n, offset);
+}
+
+// A leaf as the closed forms read it at a placement: its kind (the codes of
+// spatialcontact._closed_form_scalar) and its sizes, with its pose from the Coal transform.
+enum Kind { kSphere = 0, kCuboid = 1, kCapsule = 2, kCylinder = 3, kHalfspace = 4 };
+
+struct Placed {
+  int kind;
+  double size[4];
+  Rows R;
+  Vec t;
+  Vec a, b;      // a capsule's segment
+  Vec n;         // a half-space's world normal
+  double offset;  // and offset
+};
+
+bool read_sizes(PyObject* sizes, int kind, double out[4]) {
+  static const Py_ssize_t counts[5] = {1, 3, 2, 2, 4};
+  if (kind < 0 || kind > 4) return refuse("kind must be 0 to 4");
+  if (!PyTuple_Check(sizes) || PyTuple_GET_SIZE(sizes) != counts[kind]) {
+    return refuse("sizes must be a tuple of floats of the kind's length");
+  }
+  for (Py_ssize_t i = 0; i < counts[kind]; ++i) {
+    PyObject* item = PyTuple_GET_ITEM(sizes, i);
+    if (!PyFloat_Check(item)) return refuse("sizes must be a tuple of floats of the kind's length");
+    out[i] = PyFloat_AS_DOUBLE(item);
+  }
+  return true;
+}
+
+void place_leaf(Placed& p, const coal::Transform3s& tf) {
+  const coal::Matrix3s& R = tf.getRotation();
+  const coal::Vec3s& t = tf.getTranslation();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) p.R[i][j] = R(i, j);
+  p.t = {t[0], t[1], t[2]};
+  if (p.kind == kCapsule) {
+    const double half = p.size[1];
+    const double zx = p.R[0][2], zy = p.R[1][2], zz = p.R[2][2];
+    p.a = {p.t.x - half * zx, p.t.y - half * zy, p.t.z - half * zz};
+    p.b = {p.t.x + half * zx, p.t.y + half * zy, p.t.z + half * zz};
+  } else if (p.kind == kHalfspace) {
+    p.n = world_of(p.R, {p.size[0], p.size[1], p.size[2]});
+    p.offset = p.size[3] + dot(p.n, p.t);
+  }
+}
+
+// The answer of the pair (first, second), in the order of the pair functions above.
+bool answer_of(const Placed& f, const Placed& s, Answer& out) {
+  const int key = 10 * f.kind + s.kind;
+  switch (key) {
+    case 10 * kSphere + kSphere:
+      out = sphere_sphere(f.t, f.size[0], s.t, s.size[0]);
+      return true;
+    case 10 * kSphere + kCuboid:
+      out = sphere_box(f.t, f.size[0], s.R, s.t, s.size);
+      return true;
+    case 10 * kSphere + kCapsule:
+      out = sphere_capsule(f.t, f.size[0], s.a, s.b, s.size[0]);
+      return true;
+    case 10 * kCapsule + kCapsule:
+      out = capsule_capsule(f.a, f.b, f.size[0], s.a, s.b, s.size[0]);
+      return true;
+    case 10 * kSphere + kCylinder:
+      out = sphere_cylinder(f.t, f.size[0], s.R, s.t, s.size[0], s.size[1]);
+      return true;
+    case 10 * kSphere + kHalfspace:
+      out = on_plane(f.t, f.size[0], s.n, s.offset);
+      return true;
+    case 10 * kCapsule + kHalfspace:
+      out = capsule_halfspace(f.a, f.b, f.size[0], s.n, s.offset);
+      return true;
+    case 10 * kCuboid + kHalfspace:
+      out = box_halfspace(f.R, f.t, f.size, s.n, s.offset);
+      return true;
+    case 10 * kCylinder + kHalfspace:
+      out = cylinder_halfspace(f.R, f.t, f.size[0], f.size[1], s.n, s.offset);
+      return true;
+    default:
+      return refuse("no closed form for this pair of kinds");
+  }
+}
+
+PyObject* closed_form(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("closed_form", nargs, 7)) return nullptr;
+  Placed first, second;
+  first.kind = static_cast<int>(PyLong_AsLong(args[0]));
+  second.kind = static_cast<int>(PyLong_AsLong(args[1]));
+  if (PyErr_Occurred()) return nullptr;
+  const int swap = PyObject_IsTrue(args[2]);
+  if (swap < 0) return nullptr;
+  if (!read_sizes(args[3], first.kind, first.size) ||
+      !read_sizes(args[4], second.kind, second.size)) {
+    return nullptr;
+  }
+  coal::Transform3s* tf1 = transform_of(args[5], "tf1");
+  if (tf1 == nullptr) return nullptr;
+  coal::Transform3s* tf2 = transform_of(args[6], "tf2");
+  if (tf2 == nullptr) return nullptr;
+  place_leaf(first, swap ? *tf2 : *tf1);
+  place_leaf(second, swap ? *tf1 : *tf2);
+  Answer a;
+  if (!answer_of(first, second, a)) return nullptr;
+  if (swap) {
+    std::swap(a.p1, a.p2);
+    a.n = {0.0 - a.n.x, 0.0 - a.n.y, 0.0 - a.n.z};
+  }
+  return Py_BuildValue("(d(ddd)(ddd)(ddd))", a.d, a.p1.x, a.p1.y, a.p1.z, a.p2.x, a.p2.y,
+                       a.p2.z, a.n.x, a.n.y, a.n.z);
+}
+
 PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("world_point", nargs, 2)) return nullptr;
   coal::Transform3s* tf = transform_of(args[0], "tf");
@@ -336,6 +722,10 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "compose_all(A, B, out): out[i, j] = A[i] @ B[j] for rigid poses A (n, 4, 4) and "
      "B (m, 4, 4), out (n, m, 4, 4); the product that place and place_all use."},
+    {"closed_form", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(closed_form)),
+     METH_FASTCALL,
+     "closed_form(kind1, kind2, swap, sizes1, sizes2, tf1, tf2) -> (d, p1, p2, normal): the "
+     "closed form of a primitive pair (see spatialcontact._closed_form_scalar)."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

@@ -16,3 +16,15 @@ def place_all(
 ) -> None: ...
 def world_point(tf: Any, local: np.ndarray | None, /) -> tuple[float, float, float]: ...
 def compose_all(A: np.ndarray, B: np.ndarray, out: np.ndarray, /) -> None: ...
+def closed_form(
+    kind1: int,
+    kind2: int,
+    swap: bool,
+    sizes1: tuple[float, ...],
+    sizes2: tuple[float, ...],
+    tf1: Any,
+    tf2: Any,
+    /,
+) -> tuple[
+    float, tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]
+]: ...

@@ -448,3 +448,40 @@ def test_set_poses_tells_observers_added_after_an_earlier_call() -> None:
     leaf._unobserve(watcher)
     group.set_poses(P)
     assert watcher.changes == 1
+
+
+# ------------------------------------------------------------------------ closed_form
+
+
+def test_closed_form_answers_a_known_placement_in_both_orders() -> None:
+    a, b = sc.Sphere(1.0), sc.Capsule(0.25, 2.0, pose=pose((1, 0, 0), math.pi / 2, (1.5, 0, 0)))
+    # The capsule's segment runs along world y through (1.5, 0, 0): d = 1.5 - 1.0 - 0.25.
+    d, p1, p2, n = _native.closed_form(0, 2, False, (1.0,), (0.25, 1.0), a._tf, b._tf)
+    assert d == pytest.approx(0.25, abs=1e-15)
+    np.testing.assert_allclose(p1, [1.0, 0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(p2, [1.25, 0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(n, [1.0, 0.0, 0.0], atol=1e-15)
+    e, q1, q2, m = _native.closed_form(0, 2, True, (1.0,), (0.25, 1.0), b._tf, a._tf)
+    assert (e, q1, q2) == (d, p2, p1)
+    np.testing.assert_array_equal(m, -np.array(n))
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        ((0, 7, False, (1.0,), (1.0,)), TypeError, r"kind must be 0 to 4"),
+        ((0, 0, False, [1.0], (1.0,)), TypeError, r"sizes must be a tuple of floats"),
+        ((0, 0, False, (1.0, 2.0), (1.0,)), TypeError, r"sizes must be a tuple of floats"),
+        ((0, 0, False, (1,), (1.0,)), TypeError, r"sizes must be a tuple of floats"),
+        ((1, 1, False, (1.0,) * 3, (1.0,) * 3), TypeError, r"no closed form for this pair"),
+        ((4, 0, False, (0.0, 0.0, 1.0, 0.0), (1.0,)), TypeError, r"no closed form for this pair"),
+        (("0", 0, False, (1.0,), (1.0,)), TypeError, r"integer"),
+    ],
+)
+def test_closed_form_refuses_bad_arguments(
+    args: tuple[object, ...], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=message):
+        _native.closed_form(*args, coal.Transform3s(), coal.Transform3s())  # type: ignore[arg-type, call-arg]
+    with pytest.raises(TypeError, match=r"tf2 must be a coal.Transform3s, got Box"):
+        _native.closed_form(0, 0, False, (1.0,), (1.0,), coal.Transform3s(), coal.Box(1, 1, 1))

@@ -84,9 +84,9 @@ def test_concentric_capsules_have_distinct_witness_points(offset: float) -> None
     a = make_leaf("Capsule")
     b = make_leaf("Capsule", trans(0.0, offset, 0.0) @ rot("x", 1e-3))
     d, p1, p2 = answers(a, b)
-    b0, b1 = (tuple(e[0]) for e in cf.capsule_endpoints(b.T, 0.8))
-    exact = cs.capsule_capsule((0.0, 0.0, -0.4), (0.0, 0.0, 0.4), 0.3, b0, b1, 0.3)
-    assert d == pytest.approx(exact[0], abs=TOL)
+    b0, b1 = cf.capsule_endpoints(b.T, 0.8)
+    exact = cf.capsule_capsule([0.0, 0.0, -0.4], [0.0, 0.0, 0.4], 0.3, b0, b1, 0.3)
+    assert d == pytest.approx(exact.d[0], abs=TOL)
     assert np.linalg.norm(p2 - p1) == pytest.approx(abs(d), abs=TOL)
     assert d < -0.59
     assert b.closest_point(a, math.inf)[0] == d
