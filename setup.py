@@ -2,7 +2,8 @@
 
 The Coal wheel (``coal``, a cmeel package) ships its headers and those of Boost; Eigen's come
 from ``cmeel-eigen``. Both are build requirements (pyproject.toml), installed in the isolated
-build environment under ``site-packages/cmeel.prefix``.
+build environment under ``site-packages/cmeel.prefix``, with numpy for its C API (the module
+returns arrays).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import numpy
 from setuptools import Extension, setup
 
 
@@ -30,7 +32,11 @@ PREFIX = _cmeel_prefix()
 native = Extension(
     "spatialcontact._native",
     sources=["spatialcontact/_native.cpp"],
-    include_dirs=[str(PREFIX / "include"), str(PREFIX / "include" / "eigen3")],
+    include_dirs=[
+        str(PREFIX / "include"),
+        str(PREFIX / "include" / "eigen3"),
+        numpy.get_include(),
+    ],
     library_dirs=[str(PREFIX / "lib")],
     libraries=["coal", f"boost_python{sys.version_info[0]}{sys.version_info[1]}"],
     # The installed module finds Coal's libraries beside it in site-packages; an editable

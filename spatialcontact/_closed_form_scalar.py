@@ -19,17 +19,19 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from . import _native
 
 __all__ = ["KINDS", "Answer", "Form", "pair_form"]
 
-Vec = tuple[float, float, float]
-Answer = tuple[float, Vec, Vec, Vec]
-"""``(d, p1, p2, normal)`` of one placement, world frame."""
+Answer = tuple[float, np.ndarray, np.ndarray, np.ndarray]
+"""``(d, p1, p2, normal)`` of one placement, world frame: a float and three new float64
+arrays of shape (3,)."""
 
 Form = Callable[[Any, Any], Answer]
 """``form(tf1, tf2) -> (d, p1, p2, normal)``: one leaf pair answered at the placements of its
-two Coal transforms, plain floats, world frame."""
+two Coal transforms, world frame."""
 
 KINDS = {"sphere": 0, "cuboid": 1, "capsule": 2, "cylinder": 3, "halfspace": 4}
 """The shape types with closed forms, by their code in :func:`_native.closed_form`."""
@@ -77,7 +79,7 @@ def pair_form(a: Any, b: Any) -> Form | None:
     -------
     callable or None
         ``form(tf_a, tf_b) -> (d, p1, p2, normal)`` for the placements ``tf_a``, ``tf_b``
-        (``coal.Transform3s``), plain floats, world frame; None for a pair with no
+        (``coal.Transform3s``), world frame (see :data:`Answer`); None for a pair with no
         closed form here. Two shapes of one type are answered in the order of their serial
         numbers, so that the fixed choices of a concentric placement (see the module notes of
         :mod:`spatialcontact._closed_form`) are the same in both argument orders.
@@ -87,8 +89,9 @@ def pair_form(a: Any, b: Any) -> Form | None:
     >>> from spatialmath import SE3
     >>> from spatialcontact import Sphere
     >>> a, b = Sphere(1.0), Sphere(1.0, pose=SE3.Trans(1.5, 0.0, 0.0))
-    >>> pair_form(a, b)(a._tf, b._tf)
-    (-0.5, (1.0, 0.0, 0.0), (0.5, 0.0, 0.0), (1.0, 0.0, 0.0))
+    >>> d, p1, p2, normal = pair_form(a, b)(a._tf, b._tf)
+    >>> d, p1.tolist(), p2.tolist(), normal.tolist()
+    (-0.5, [1.0, 0.0, 0.0], [0.5, 0.0, 0.0], [1.0, 0.0, 0.0])
     """
     key = (a.stype, b.stype)
     swap = key not in PAIRS or (key[0] == key[1] and a._uid > b._uid)

@@ -12,6 +12,8 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
 
 #include <boost/python/converter/from_python.hpp>
 #include <boost/python/converter/registered.hpp>
@@ -586,6 +588,18 @@ struct Placed {
   double offset;  // and offset
 };
 
+// A new float64 array of shape (3,) holding v.
+PyObject* new_vector(const Vec& v) {
+  npy_intp shape[1] = {3};
+  PyObject* out = PyArray_SimpleNew(1, shape, NPY_DOUBLE);
+  if (out == nullptr) return nullptr;
+  double* data = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  data[0] = v.x;
+  data[1] = v.y;
+  data[2] = v.z;
+  return out;
+}
+
 bool read_sizes(PyObject* sizes, int kind, double out[4]) {
   static const Py_ssize_t counts[5] = {1, 3, 2, 2, 4};
   if (kind < 0 || kind > 4) return refuse("kind must be 0 to 4");
@@ -677,8 +691,16 @@ PyObject* closed_form(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     std::swap(a.p1, a.p2);
     a.n = {0.0 - a.n.x, 0.0 - a.n.y, 0.0 - a.n.z};
   }
-  return Py_BuildValue("(d(ddd)(ddd)(ddd))", a.d, a.p1.x, a.p1.y, a.p1.z, a.p2.x, a.p2.y,
-                       a.p2.z, a.n.x, a.n.y, a.n.z);
+  PyObject* p1 = new_vector(a.p1);
+  PyObject* p2 = new_vector(a.p2);
+  PyObject* n = new_vector(a.n);
+  if (p1 == nullptr || p2 == nullptr || n == nullptr) {
+    Py_XDECREF(p1);
+    Py_XDECREF(p2);
+    Py_XDECREF(n);
+    return nullptr;
+  }
+  return Py_BuildValue("(dNNN)", a.d, p1, p2, n);
 }
 
 PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -725,7 +747,8 @@ PyMethodDef kMethods[] = {
     {"closed_form", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(closed_form)),
      METH_FASTCALL,
      "closed_form(kind1, kind2, swap, sizes1, sizes2, tf1, tf2) -> (d, p1, p2, normal): the "
-     "closed form of a primitive pair (see spatialcontact._closed_form_scalar)."},
+     "closed form of a primitive pair (see spatialcontact._closed_form_scalar); p1, p2 and "
+     "normal new float64 arrays of shape (3,)."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "
@@ -739,6 +762,7 @@ PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "spatialcontact._native",
 }  // namespace
 
 PyMODINIT_FUNC PyInit__native(void) {
+  import_array();
   // Coal's binding registers its classes' converters; an installed Coal other than the one
   // these headers describe could lay its objects out differently, so it is refused.
   PyObject* coal_module = PyImport_ImportModule("coal");

@@ -25,6 +25,4 @@ def closed_form(
     tf1: Any,
     tf2: Any,
     /,
-) -> tuple[
-    float, tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]
-]: ...
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]: ...

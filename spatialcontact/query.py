@@ -242,7 +242,15 @@ def _iscollided_slow(a: CollisionShape, b: Any) -> bool:
 
 
 def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
+    """The cached distance query of a leaf pair: ``(functor, tf2, request, result, keep,
+    below, fix, thread)`` (see :func:`_overlap_rule`), or for the pairs whose overlaps Coal
+    gets wrong (quirks J) ``(None, tf2, form, ...)``: their closed form answers every
+    placement, faster than Coal's call."""
     ga, gb = _geometries(a, b, quirks.NO_DISTANCE)
+    if frozenset((ga.getNodeType(), gb.getNodeType())) in quirks.FORM_ON_OVERLAP:
+        form = _closed_form_scalar.pair_form(a, b)
+        if form is not None:
+            return (None, b._tf, form, None, None, None, None, get_ident())
     request = coal.DistanceRequest()
     request.enable_signed_distance = True
     quirks.epa_budget(ga, gb, request)
@@ -258,8 +266,6 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     gives the answer instead (a :class:`quirks.DistanceAnswer`). ``below`` is ``-inf`` (never)
     for the pairs whose Coal answer is kept.
 
-    - the pairs of :data:`quirks.FORM_ON_OVERLAP`: the closed form (quirks J), on ``d < 0``;
-      capsule pairs that Coal may measure as parallel (quirks M): also wherever it does;
     - a mesh or an octree on either side, on ``d < _TOUCH`` (a hollow mesh's overlap reads 0,
       or a rounding above it), and a half-space against anything with no closed form, on
       ``d < 0``: the deepest contact of the contact query (quirks K), which measures every
@@ -270,14 +276,6 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
     """
     kinds = frozenset((a.stype, b.stype))
     types = (ga.getNodeType(), gb.getNodeType())
-    if frozenset(types) in quirks.FORM_ON_OVERLAP:
-        form = _closed_form_scalar.pair_form(a, b)
-        if form is not None:
-            parallel = quirks.parallel_test(ga, gb)
-            if parallel is not None:
-                return math.inf, _formed_when_parallel(form, parallel)  # quirks M
-            # Coal also answers exactly 0 for a sphere deep inside a cylinder (quirks J)
-            return _TOUCH, _formed(form)
     if types[0] == types[1] == _NT.GEOM_OCTREE:
         return -math.inf, None  # no contacts (quirks C); the distance agrees with the cells
     if types[0] in _MANY_CONTACT_TYPES or types[1] in _MANY_CONTACT_TYPES:
@@ -294,8 +292,8 @@ def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tup
 
 
 class _Formed:
-    """A closed-form answer read like a ``coal.DistanceResult`` (the fields the package reads),
-    its arrays made when asked for (each once: the answer is made for one query)."""
+    """A closed-form answer read like a ``coal.DistanceResult`` (the fields the package reads);
+    its arrays are new, made for one query."""
 
     __slots__ = ("_answer", "min_distance")
 
@@ -305,29 +303,13 @@ class _Formed:
 
     @property
     def normal(self) -> np.ndarray:
-        return np.array(self._answer[3])
+        return self._answer[3]
 
     def getNearestPoint1(self) -> np.ndarray:
-        return np.array(self._answer[1])
+        return self._answer[1]
 
     def getNearestPoint2(self) -> np.ndarray:
-        return np.array(self._answer[2])
-
-
-def _formed(form: Any) -> Any:
-    def fix(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
-        return _Formed(form(a._tf, b._tf))
-
-    return fix
-
-
-def _formed_when_parallel(form: Any, parallel: Any) -> Any:
-    def fix(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
-        if result.min_distance < _TOUCH or parallel(a._tf, b._tf):
-            return _Formed(form(a._tf, b._tf))
-        return result
-
-    return fix
+        return self._answer[2]
 
 
 def _from_contact(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
@@ -376,6 +358,8 @@ def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
         return _distance_leaves(b, a)[0], True
     entry = thread_entry(a, b, "_distance_pairs", _distance_entry)
     functor, tf2, request, result, keep = entry[:5]
+    if functor is None:  # a closed form (quirks J): the request is the form
+        return _Formed(request(a._tf, tf2)), False
     result.clear()
     functor(a._tf, tf2, request, result)
     d = result.min_distance
@@ -490,6 +474,11 @@ def closest_point(
         inf_dist = _check_inf_dist(inf_dist)
     elif inf_dist != inf_dist:
         _check_inf_dist(inf_dist)
+    if functor is None:  # a closed form (quirks J): the request is the form
+        d, p1, p2, _ = request(self._tf, tf2)
+        if d > inf_dist:
+            return None, None, None
+        return d, p1, p2
     result.clear()
     functor(self._tf, tf2, request, result)
     d = result.min_distance

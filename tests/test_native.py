@@ -462,8 +462,12 @@ def test_closed_form_answers_a_known_placement_in_both_orders() -> None:
     np.testing.assert_allclose(p2, [1.25, 0.0, 0.0], atol=1e-15)
     np.testing.assert_allclose(n, [1.0, 0.0, 0.0], atol=1e-15)
     e, q1, q2, m = _native.closed_form(0, 2, True, (1.0,), (0.25, 1.0), b._tf, a._tf)
-    assert (e, q1, q2) == (d, p2, p1)
-    np.testing.assert_array_equal(m, -np.array(n))
+    assert e == d
+    np.testing.assert_array_equal(q1, p2)
+    np.testing.assert_array_equal(q2, p1)
+    np.testing.assert_array_equal(m, -n)
+    for v in (p1, p2, n, q1, q2, m):  # new arrays, each its own
+        assert v.dtype == np.float64 and v.shape == (3,) and v.flags.owndata
 
 
 @pytest.mark.parametrize(

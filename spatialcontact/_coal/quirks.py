@@ -1154,8 +1154,9 @@ FORM_ON_OVERLAP = frozenset(
     )
 )
 """Type pairs whose overlaps are answered by the package's closed forms instead of Coal (J).
-Separated, Coal's answer is right and faster than the closed form in Python, so it stays,
-except for capsule pairs that Coal takes as parallel (M)."""
+Their distances are the compiled closed forms at every placement (faster than Coal's call,
+and right for the capsule pairs Coal takes as parallel, M); their contacts are Coal's where it
+is right (apart, within the margin) and the closed form's on overlap."""
 #
 # K. A distance query on a mesh or an octree measures the first penetrating triangle or cell
 #    it meets, not the deepest (sphere vs mesh: -0.185 where the deepest contact is -0.317),
