@@ -170,10 +170,8 @@ class Contact(_Record):
         _set(self, "b1", -1)
         _set(self, "b2", -1)
         _set(self, "penetration_depth", float(depth))
-        _set(self, "_coal", None)
-        points = np.array((p1, p2), dtype=np.float64)
-        pos = 0.5 * (points[0] + points[1])
-        _set(self, "_arrays", (_frozen(np.array(normal)), _frozen(points), _frozen(pos)))
+        _set(self, "_coal", (normal, p1, p2))  # made into arrays when first read (_load)
+        _set(self, "_arrays", None)
         return self
 
     @classmethod
@@ -197,7 +195,12 @@ class Contact(_Record):
         if arrays is None:
             c = self._coal
             # One read-only buffer [normal, p1, p2, pos]; the fields are views of it.
-            data = np.concatenate((c.normal, c.getNearestPoint1(), c.getNearestPoint2(), c.pos))
+            if c.__class__ is tuple:  # an answer of _from_answer: pos is the midpoint
+                data = np.empty(12)
+                data[0:3], data[3:6], data[6:9] = c
+                data[9:12] = 0.5 * (data[3:6] + data[6:9])
+            else:
+                data = np.concatenate((c.normal, c.getNearestPoint1(), c.getNearestPoint2(), c.pos))
             if self.b1 != -1 or self.b2 != -1:
                 quirks.mend_witnesses(data, self.penetration_depth)
             data.setflags(write=False)
@@ -481,13 +484,16 @@ class Contacts(Sequence[Contact]):
         for k, r in enumerate(rows.tolist()):
             record = items[r]
             arrays = record._arrays
-            if arrays is None:  # as _load gives them (mending moves witness points only)
+            if arrays is None:
                 c = record._coal
-                both[k, 0] = c.normal
-                both[k, 1] = c.pos
-            else:
-                both[k, 0] = arrays[0]
-                both[k, 1] = arrays[2]
+                if c.__class__ is not tuple:
+                    # Coal's, as _load gives them (mending moves witness points only)
+                    both[k, 0] = c.normal
+                    both[k, 1] = c.pos
+                    continue
+                arrays = record._load()
+            both[k, 0] = arrays[0]
+            both[k, 1] = arrays[2]
         return both[:, 0], both[:, 1]
 
     @property

@@ -860,3 +860,25 @@ def test_contact_constructor_wants_shapes(side: str) -> None:
 def test_public_names() -> None:
     assert sc.Contact is Contact and sc.Contacts is Contacts and sc.ContactReport is ContactReport
     assert issubclass(InvalidShapeError, ValueError) and issubclass(ShapeTypeError, TypeError)
+
+
+def test_closed_form_records_are_read_like_coal_records() -> None:
+    # A sphere deep in a capsule: the record comes from the closed form, its arrays made when
+    # first read, the same whichever way they are read.
+    ball = sc.Sphere(0.5)
+    capsule = sc.Capsule(0.3, 1.0, pose=trans(0.5, 0.1, 0.05))
+    found = ball.contacts(capsule)
+    record = found[0]
+    assert record._arrays is None
+    normals, positions = found._normals_and_positions(np.array([0]))
+    np.testing.assert_array_equal(normals[0], record.normal)
+    np.testing.assert_array_equal(positions[0], record.pos)
+    p1, p2 = record.nearest_points
+    np.testing.assert_array_equal(record.pos, 0.5 * (p1 + p2))
+    np.testing.assert_allclose(p2 - p1, record.penetration_depth * record.normal, atol=1e-12)
+    assert record.penetration_depth == pytest.approx(ball.distance(capsule), abs=1e-15)
+    for array in (record.normal, record.nearest_points, record.pos):
+        assert not array.flags.writeable
+    again = pickle.loads(pickle.dumps(ball.contacts(capsule)[0]))
+    np.testing.assert_array_equal(again.nearest_points, record.nearest_points)
+    np.testing.assert_array_equal(again.pos, record.pos)
