@@ -336,19 +336,34 @@ def test_hostile_arguments_never_crash() -> None:
                    np.zeros((0, 4, 4)), np.zeros((100, 4, 4)), np.eye(4, dtype=np.float32),
                    coal.Box(1, 1, 1),
                    coal.CollisionObject(coal.Sphere(1.0)), coal.Transform3s(), coal.Transform3s,
-                   memoryview(b"x" * 128), np.ma.masked_array(np.eye(4)), np.full((4, 4), np.nan)]
+                   memoryview(b"x" * 128), np.ma.masked_array(np.eye(4)), np.full((4, 4), np.nan),
+                   -1, 7, 2**70, True, (1.0,), (0.5, 0.5), (0.0, 0.0, 1.0, 0.0), (1.0, "x")]
         n = 0
         for f, arity in [(_native.is_rigid, 1), (_native.first_not_rigid, 1), (_native.place, 4),
-                         (_native.place_all, 4), (_native.world_point, 2)]:
+                         (_native.place_all, 4), (_native.world_point, 2),
+                         (_native.compose_all, 3), (_native.closed_form, 7)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
                     args = [first, *rest] if k else []
                     try:
                         f(*args)
-                    except (TypeError, ValueError):
+                    except (TypeError, ValueError, OverflowError):
                         pass
                     n += 1
+        # Every pair of kinds, both orders, with sizes of every length and hostile values.
+        tf = coal.Transform3s()
+        sizes = [(), (0.5,), (0.5, 0.5), (0.5, 0.5, 0.5), (0.0, 0.0, 1.0, 0.0), (0.5,) * 5,
+                 (float("nan"),), (float("inf"), 0.0), (0.0, 0.0, 0.0, 0.0), (-1.0, 1e308)]
+        for k1 in range(-1, 6):
+            for k2 in range(-1, 6):
+                for s1 in sizes:
+                    for s2 in sizes:
+                        try:
+                            _native.closed_form(k1, k2, k1 > k2, s1, s2, tf, tf)
+                        except TypeError:
+                            pass
+                        n += 1
         # Tuples of every size on both sides of the fixed-size path, with a bad entry last.
         for size in (0, 1, 31, 32, 33, 1000):
             tfs = tuple(coal.Transform3s() for _ in range(size))
