@@ -83,6 +83,10 @@ class Buffer {
   double* data() const { return static_cast<double*>(view_.buf); }
   const void* data_bytes() const { return view_.buf; }
   Py_ssize_t stride0() const { return view_.strides[0]; }
+  double at1(Py_ssize_t i) const {
+    return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
+                                            i * view_.strides[0]);
+  }
 
  private:
   static bool is_float64(const char* format) {
@@ -703,6 +707,43 @@ PyObject* closed_form(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return Py_BuildValue("(dNNN)", a.d, p1, p2, n);
 }
 
+PyObject* near_spheres(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("near_spheres", nargs, 5)) return nullptr;
+  const Py_ssize_t centres[2] = {-1, 3}, radii[1] = {-1};
+  Buffer ca, ra, cb, rb;
+  if (!ca.take(args[0], 2, centres, false) || !ra.take(args[1], 1, radii, false) ||
+      !cb.take(args[2], 2, centres, false) || !rb.take(args[3], 1, radii, false) ||
+      ra.length() != ca.length() || rb.length() != cb.length()) {
+    refuse("centres and radii must be float64 arrays of shapes (n, 3), (n,), (m, 3) and (m,)");
+    return nullptr;
+  }
+  const double cutoff = PyFloat_AsDouble(args[4]);
+  if (cutoff == -1.0 && PyErr_Occurred()) return nullptr;
+  PyObject* found = PyList_New(0);
+  if (found == nullptr) return nullptr;
+  for (Py_ssize_t i = 0; i < ca.length(); ++i) {
+    for (Py_ssize_t j = 0; j < cb.length(); ++j) {
+      const double dx = ca.at(i, 0) - cb.at(j, 0), dy = ca.at(i, 1) - cb.at(j, 1),
+                   dz = ca.at(i, 2) - cb.at(j, 2);
+      const double centre = std::sqrt(dx * dx + dy * dy + dz * dz);
+      const double reach = ra.at1(i) + rb.at1(j);
+      // As query._gaps: lowered by more than its rounding, so that a pair exactly at the
+      // cut-off is never left out; an unbounded sphere (radius inf) gives -inf.
+      const double gap = centre - reach - 1e-12 * (centre + reach);
+      if (gap <= cutoff) {
+        PyObject* pair = Py_BuildValue("(nn)", i, j);
+        if (pair == nullptr || PyList_Append(found, pair) < 0) {
+          Py_XDECREF(pair);
+          Py_DECREF(found);
+          return nullptr;
+        }
+        Py_DECREF(pair);
+      }
+    }
+  }
+  return found;
+}
+
 PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("world_point", nargs, 2)) return nullptr;
   coal::Transform3s* tf = transform_of(args[0], "tf");
@@ -749,6 +790,10 @@ PyMethodDef kMethods[] = {
      "closed_form(kind1, kind2, swap, sizes1, sizes2, tf1, tf2) -> (d, p1, p2, normal): the "
      "closed form of a primitive pair (see spatialcontact._closed_form_scalar); p1, p2 and "
      "normal new float64 arrays of shape (3,)."},
+    {"near_spheres", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(near_spheres)),
+     METH_FASTCALL,
+     "near_spheres(ca, ra, cb, rb, cutoff) -> [(i, j)]: the pairs of spheres (centres (n, 3) "
+     "and (m, 3), radii (n,) and (m,)) whose gap is at most cutoff, row by row."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

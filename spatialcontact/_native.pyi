@@ -26,3 +26,6 @@ def closed_form(
     tf2: Any,
     /,
 ) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]: ...
+def near_spheres(
+    ca: np.ndarray, ra: np.ndarray, cb: np.ndarray, rb: np.ndarray, cutoff: float, /
+) -> list[tuple[int, int]]: ...

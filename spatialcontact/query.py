@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 import coal
 import numpy as np
 
-from . import _closed_form_scalar
+from . import _closed_form_scalar, _native
 from ._base import ShapeBase, collision_leaves
 from ._coal import quirks
 from ._coal.state import thread_entry
@@ -136,10 +136,11 @@ def _gaps(
 
 
 def _leaf_pairs(a: CollisionShape, b: CollisionShape, cutoff: float) -> list[tuple[Any, Any]]:
-    """Leaf pairs of ``a`` and ``b`` whose bounding spheres are within ``cutoff``."""
-    gap, leaves_a, leaves_b = _gaps(a, b)
-    ii, jj = np.nonzero(gap <= cutoff)
-    return [(leaves_a[i], leaves_b[j]) for i, j in zip(ii.tolist(), jj.tolist(), strict=True)]
+    """Leaf pairs of ``a`` and ``b`` whose bounding spheres are within ``cutoff`` (the gaps of
+    :func:`_gaps`, compiled), in row order."""
+    leaves_a, ca, ra = _bounds(a)
+    leaves_b, cb, rb = _bounds(b)
+    return [(leaves_a[i], leaves_b[j]) for i, j in _native.near_spheres(ca, ra, cb, rb, cutoff)]
 
 
 # -------------------------------------------------------------------------------- collide

@@ -504,3 +504,43 @@ def test_closed_form_refuses_bad_arguments(
         _native.closed_form(*args, coal.Transform3s(), coal.Transform3s())  # type: ignore[arg-type, call-arg]
     with pytest.raises(TypeError, match=r"tf2 must be a coal.Transform3s, got Box"):
         _native.closed_form(0, 0, False, (1.0,), (1.0,), coal.Transform3s(), coal.Box(1, 1, 1))
+
+
+# ----------------------------------------------------------------------- near_spheres
+
+
+@settings(max_examples=200)
+@given(
+    st.integers(0, 6),
+    st.integers(0, 6),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([-math.inf, -0.5, 0.0, 0.3, math.inf]),
+)
+def test_near_spheres_selects_what_the_gaps_of_the_queries_select(
+    n: int, m: int, seed: int, cutoff: float
+) -> None:
+    from spatialcontact import query
+
+    rng = np.random.default_rng(seed)
+    ca, cb = rng.normal(size=(n, 3)), rng.normal(size=(m, 3))
+    ra, rb = rng.uniform(0.0, 1.0, n), rng.uniform(0.0, 1.0, m)
+    if n > 1 and m:
+        ra[0] = math.inf  # an unbounded leaf (a half-space) is near everything
+        # Two spheres exactly touching: the gap is 0 up to rounding, kept at cut-off 0.
+        cb[-1] = ca[-1] + [ra[-1] + rb[-1], 0.0, 0.0]
+    diff = ca[:, None, :] - cb[None, :, :]
+    centres = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    reach = ra[:, None] + rb[None, :]
+    gap = centres - reach - 1e-12 * (centres + reach)
+    want = [tuple(p) for p in np.argwhere(gap <= cutoff).tolist()]
+    assert _native.near_spheres(ca, ra, cb, rb, cutoff) == want
+    assert hasattr(query, "_leaf_pairs")
+
+
+def test_near_spheres_refuses_mismatched_arrays() -> None:
+    c, r = np.zeros((2, 3)), np.zeros(2)
+    for args in ((c, np.zeros(3), c, r), (c, r, np.zeros((2, 2)), r), (c, r, c, [0.0, 0.0])):
+        with pytest.raises(TypeError, match=r"centres and radii must be float64 arrays"):
+            _native.near_spheres(*args, 0.0)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _native.near_spheres(c, r, c, r, "0")  # type: ignore[arg-type]
