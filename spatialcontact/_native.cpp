@@ -20,6 +20,7 @@
 #include <coal/config.hh>
 #include <coal/math/transform.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <utility>
@@ -707,39 +708,73 @@ PyObject* closed_form(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return Py_BuildValue("(dNNN)", a.d, p1, p2, n);
 }
 
-PyObject* near_spheres(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!arity("near_spheres", nargs, 5)) return nullptr;
+// The gaps between spheres a[i] and b[j] (centres (n, 3) and (m, 3), radii (n,) and (m,))
+// that are at most cutoff, as (gap, i, j), row by row. A gap is lowered by more than its
+// rounding, so that a pair exactly at the cut-off is never left out; an unbounded sphere
+// (radius inf) gives -inf.
+struct Gap {
+  double gap;
+  Py_ssize_t i, j;
+};
+
+bool sphere_gaps(PyObject* const* args, std::vector<Gap>& out, double& cutoff) {
   const Py_ssize_t centres[2] = {-1, 3}, radii[1] = {-1};
   Buffer ca, ra, cb, rb;
   if (!ca.take(args[0], 2, centres, false) || !ra.take(args[1], 1, radii, false) ||
       !cb.take(args[2], 2, centres, false) || !rb.take(args[3], 1, radii, false) ||
       ra.length() != ca.length() || rb.length() != cb.length()) {
-    refuse("centres and radii must be float64 arrays of shapes (n, 3), (n,), (m, 3) and (m,)");
-    return nullptr;
+    return refuse(
+        "centres and radii must be float64 arrays of shapes (n, 3), (n,), (m, 3) and (m,)");
   }
-  const double cutoff = PyFloat_AsDouble(args[4]);
-  if (cutoff == -1.0 && PyErr_Occurred()) return nullptr;
-  PyObject* found = PyList_New(0);
-  if (found == nullptr) return nullptr;
+  cutoff = PyFloat_AsDouble(args[4]);
+  if (cutoff == -1.0 && PyErr_Occurred()) return false;
   for (Py_ssize_t i = 0; i < ca.length(); ++i) {
     for (Py_ssize_t j = 0; j < cb.length(); ++j) {
       const double dx = ca.at(i, 0) - cb.at(j, 0), dy = ca.at(i, 1) - cb.at(j, 1),
                    dz = ca.at(i, 2) - cb.at(j, 2);
       const double centre = std::sqrt(dx * dx + dy * dy + dz * dz);
       const double reach = ra.at1(i) + rb.at1(j);
-      // As query._gaps: lowered by more than its rounding, so that a pair exactly at the
-      // cut-off is never left out; an unbounded sphere (radius inf) gives -inf.
       const double gap = centre - reach - 1e-12 * (centre + reach);
-      if (gap <= cutoff) {
-        PyObject* pair = Py_BuildValue("(nn)", i, j);
-        if (pair == nullptr || PyList_Append(found, pair) < 0) {
-          Py_XDECREF(pair);
-          Py_DECREF(found);
-          return nullptr;
-        }
-        Py_DECREF(pair);
-      }
+      if (gap <= cutoff) out.push_back({gap, i, j});
     }
+  }
+  return true;
+}
+
+PyObject* near_spheres(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("near_spheres", nargs, 5)) return nullptr;
+  std::vector<Gap> gaps;
+  double cutoff;
+  if (!sphere_gaps(args, gaps, cutoff)) return nullptr;
+  PyObject* found = PyList_New(static_cast<Py_ssize_t>(gaps.size()));
+  if (found == nullptr) return nullptr;
+  for (size_t k = 0; k < gaps.size(); ++k) {
+    PyObject* pair = Py_BuildValue("(nn)", gaps[k].i, gaps[k].j);
+    if (pair == nullptr) {
+      Py_DECREF(found);
+      return nullptr;
+    }
+    PyList_SET_ITEM(found, static_cast<Py_ssize_t>(k), pair);
+  }
+  return found;
+}
+
+PyObject* nearest_order(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("nearest_order", nargs, 5)) return nullptr;
+  std::vector<Gap> gaps;
+  double cutoff;
+  if (!sphere_gaps(args, gaps, cutoff)) return nullptr;
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const Gap& x, const Gap& y) { return x.gap < y.gap; });
+  PyObject* found = PyList_New(static_cast<Py_ssize_t>(gaps.size()));
+  if (found == nullptr) return nullptr;
+  for (size_t k = 0; k < gaps.size(); ++k) {
+    PyObject* item = Py_BuildValue("(dnn)", gaps[k].gap, gaps[k].i, gaps[k].j);
+    if (item == nullptr) {
+      Py_DECREF(found);
+      return nullptr;
+    }
+    PyList_SET_ITEM(found, static_cast<Py_ssize_t>(k), item);
   }
   return found;
 }
@@ -794,6 +829,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "near_spheres(ca, ra, cb, rb, cutoff) -> [(i, j)]: the pairs of spheres (centres (n, 3) "
      "and (m, 3), radii (n,) and (m,)) whose gap is at most cutoff, row by row."},
+    {"nearest_order",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(nearest_order)),
+     METH_FASTCALL,
+     "nearest_order(ca, ra, cb, rb, cutoff) -> [(gap, i, j)]: the pairs of near_spheres with "
+     "their gaps, smallest gap first (ties in row order)."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

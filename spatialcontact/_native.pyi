@@ -29,3 +29,6 @@ def closed_form(
 def near_spheres(
     ca: np.ndarray, ra: np.ndarray, cb: np.ndarray, rb: np.ndarray, cutoff: float, /
 ) -> list[tuple[int, int]]: ...
+def nearest_order(
+    ca: np.ndarray, ra: np.ndarray, cb: np.ndarray, rb: np.ndarray, cutoff: float, /
+) -> list[tuple[float, int, int]]: ...

@@ -115,29 +115,9 @@ def _bounds(shape: CollisionShape) -> tuple[tuple[Any, ...], np.ndarray, np.ndar
     return bounds
 
 
-def _gaps(
-    a: CollisionShape, b: CollisionShape
-) -> tuple[np.ndarray, tuple[Any, ...], tuple[Any, ...]]:
-    """Lower bounds on the distance between every leaf of ``a`` and every leaf of ``b``.
-
-    Returns ``(gap (na, nb), leaves_a, leaves_b)``: the gaps between the leaves' world bounding
-    spheres (``-inf`` where either is unbounded).
-    """
-    leaves_a, ca, ra = _bounds(a)
-    leaves_b, cb, rb = _bounds(b)
-    diff = ca[:, None, :] - cb[None, :, :]
-    # Centres are finite, so an unbounded leaf (radius inf) gives -inf, never NaN.
-    centres = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
-    reach = ra[:, None] + rb[None, :]
-    # Lowered by more than its rounding (a few ulps of the terms), so that a leaf pair whose
-    # distance is exactly the cut-off (two spheres: the gap is their distance) is never left out.
-    gap = centres - reach - 1e-12 * (centres + reach)
-    return gap, leaves_a, leaves_b
-
-
 def _leaf_pairs(a: CollisionShape, b: CollisionShape, cutoff: float) -> list[tuple[Any, Any]]:
-    """Leaf pairs of ``a`` and ``b`` whose bounding spheres are within ``cutoff`` (the gaps of
-    :func:`_gaps`, compiled), in row order."""
+    """Leaf pairs of ``a`` and ``b`` whose bounding spheres' gap is at most ``cutoff``, in row
+    order (see :func:`spatialcontact._native.near_spheres`; an unbounded leaf is near all)."""
     leaves_a, ca, ra = _bounds(a)
     leaves_b, cb, rb = _bounds(b)
     return [(leaves_a[i], leaves_b[j]) for i, j in _native.near_spheres(ca, ra, cb, rb, cutoff)]
@@ -402,29 +382,25 @@ def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
         if d > limit:
             return None
         return (d, *_witnesses(result, swapped))
-    gap, leaves_a, leaves_b = _gaps(a, b)
-    if gap.size == 0:
+    leaves_a, ca, ra = _bounds(a)
+    leaves_b, cb, rb = _bounds(b)
+    # The pair with the smallest bounding-sphere gap first: its distance bounds which other
+    # pairs can win; the rest in order of their gaps, until a gap exceeds the best distance.
+    order = _native.nearest_order(ca, ra, cb, rb, limit)
+    if not order:
         return None
-    flat = gap.ravel()
-    width = gap.shape[1]
 
-    def measure(k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        result, swapped = _distance_leaves(leaves_a[k // width], leaves_b[k % width])
+    def measure(i: int, j: int) -> tuple[float, np.ndarray, np.ndarray]:
+        result, swapped = _distance_leaves(leaves_a[i], leaves_b[j])
         return (result.min_distance, *_witnesses(result, swapped))
 
-    # The pair with the smallest gap first: its distance bounds which other pairs can win.
-    first = int(np.argmin(flat))
-    if flat[first] > limit:
-        return None
-    best = measure(first)
-    candidates = np.flatnonzero(flat <= min(limit, best[0]))
-    for k in candidates[np.argsort(flat[candidates], kind="stable")].tolist():
-        if flat[k] > best[0]:
+    best = measure(*order[0][1:])
+    for gap, i, j in order[1:]:
+        if gap > best[0]:
             break
-        if k != first:
-            found = measure(k)
-            if found[0] < best[0]:
-                best = found
+        found = measure(i, j)
+        if found[0] < best[0]:
+            best = found
     return best if best[0] <= limit else None
 
 

@@ -341,7 +341,8 @@ def test_hostile_arguments_never_crash() -> None:
         n = 0
         for f, arity in [(_native.is_rigid, 1), (_native.first_not_rigid, 1), (_native.place, 4),
                          (_native.place_all, 4), (_native.world_point, 2),
-                         (_native.compose_all, 3), (_native.closed_form, 7)]:
+                         (_native.compose_all, 3), (_native.closed_form, 7),
+                         (_native.near_spheres, 5), (_native.nearest_order, 5)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -516,7 +517,7 @@ def test_closed_form_refuses_bad_arguments(
     st.integers(0, 2**32 - 1),
     st.sampled_from([-math.inf, -0.5, 0.0, 0.3, math.inf]),
 )
-def test_near_spheres_selects_what_the_gaps_of_the_queries_select(
+def test_near_spheres_and_nearest_order_select_what_the_gaps_select(
     n: int, m: int, seed: int, cutoff: float
 ) -> None:
     from spatialcontact import query
@@ -534,7 +535,16 @@ def test_near_spheres_selects_what_the_gaps_of_the_queries_select(
     gap = centres - reach - 1e-12 * (centres + reach)
     want = [tuple(p) for p in np.argwhere(gap <= cutoff).tolist()]
     assert _native.near_spheres(ca, ra, cb, rb, cutoff) == want
-    assert hasattr(query, "_leaf_pairs")
+    # nearest_order: the same pairs with their gaps, smallest first, ties in row order.
+    flat = gap.ravel()
+    kept = np.flatnonzero(flat <= cutoff)
+    ordered = kept[np.argsort(flat[kept], kind="stable")]
+    width = max(m, 1)
+    got = _native.nearest_order(ca, ra, cb, rb, cutoff)
+    assert [(i, j) for _, i, j in got] == [(int(k) // width, int(k) % width) for k in ordered]
+    # (the sum of squares is rounded in another order than numpy's einsum: last bits only)
+    np.testing.assert_allclose([g for g, _, _ in got], flat[ordered], rtol=1e-15, atol=1e-15)
+    assert callable(query._leaf_pairs) and callable(query._nearest)
 
 
 def test_near_spheres_refuses_mismatched_arrays() -> None:
@@ -544,3 +554,5 @@ def test_near_spheres_refuses_mismatched_arrays() -> None:
             _native.near_spheres(*args, 0.0)  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         _native.near_spheres(c, r, c, r, "0")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"centres and radii must be float64 arrays"):
+        _native.nearest_order(c, np.zeros(3), c, r, 0.0)
