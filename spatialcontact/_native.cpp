@@ -766,17 +766,25 @@ PyObject* nearest_order(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!sphere_gaps(args, gaps, cutoff)) return nullptr;
   std::stable_sort(gaps.begin(), gaps.end(),
                    [](const Gap& x, const Gap& y) { return x.gap < y.gap; });
-  PyObject* found = PyList_New(static_cast<Py_ssize_t>(gaps.size()));
-  if (found == nullptr) return nullptr;
-  for (size_t k = 0; k < gaps.size(); ++k) {
-    PyObject* item = Py_BuildValue("(dnn)", gaps[k].gap, gaps[k].i, gaps[k].j);
-    if (item == nullptr) {
-      Py_DECREF(found);
-      return nullptr;
-    }
-    PyList_SET_ITEM(found, static_cast<Py_ssize_t>(k), item);
+  npy_intp shape[1] = {static_cast<npy_intp>(gaps.size())};
+  PyObject* values = PyArray_SimpleNew(1, shape, NPY_DOUBLE);
+  PyObject* rows = PyArray_SimpleNew(1, shape, NPY_INTP);
+  PyObject* columns = PyArray_SimpleNew(1, shape, NPY_INTP);
+  if (values == nullptr || rows == nullptr || columns == nullptr) {
+    Py_XDECREF(values);
+    Py_XDECREF(rows);
+    Py_XDECREF(columns);
+    return nullptr;
   }
-  return found;
+  double* g = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(values)));
+  npy_intp* i = static_cast<npy_intp*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(rows)));
+  npy_intp* j = static_cast<npy_intp*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(columns)));
+  for (size_t k = 0; k < gaps.size(); ++k) {
+    g[k] = gaps[k].gap;
+    i[k] = gaps[k].i;
+    j[k] = gaps[k].j;
+  }
+  return Py_BuildValue("(NNN)", values, rows, columns);
 }
 
 PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -832,8 +840,8 @@ PyMethodDef kMethods[] = {
     {"nearest_order",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(nearest_order)),
      METH_FASTCALL,
-     "nearest_order(ca, ra, cb, rb, cutoff) -> [(gap, i, j)]: the pairs of near_spheres with "
-     "their gaps, smallest gap first (ties in row order)."},
+     "nearest_order(ca, ra, cb, rb, cutoff) -> (gaps, i, j): the pairs of near_spheres and "
+     "their gaps as three arrays, smallest gap first (ties in row order)."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

@@ -386,19 +386,19 @@ def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
     leaves_b, cb, rb = _bounds(b)
     # The pair with the smallest bounding-sphere gap first: its distance bounds which other
     # pairs can win; the rest in order of their gaps, until a gap exceeds the best distance.
-    order = _native.nearest_order(ca, ra, cb, rb, limit)
-    if not order:
+    gaps, rows, columns = _native.nearest_order(ca, ra, cb, rb, limit)
+    if not len(gaps):
         return None
 
-    def measure(i: int, j: int) -> tuple[float, np.ndarray, np.ndarray]:
-        result, swapped = _distance_leaves(leaves_a[i], leaves_b[j])
+    def measure(k: int) -> tuple[float, np.ndarray, np.ndarray]:
+        result, swapped = _distance_leaves(leaves_a[rows[k]], leaves_b[columns[k]])
         return (result.min_distance, *_witnesses(result, swapped))
 
-    best = measure(*order[0][1:])
-    for gap, i, j in order[1:]:
-        if gap > best[0]:
+    best = measure(0)
+    for k in range(1, len(gaps)):  # arrays: most pairs are never visited
+        if gaps[k] > best[0]:
             break
-        found = measure(i, j)
+        found = measure(k)
         if found[0] < best[0]:
             best = found
     return best if best[0] <= limit else None

@@ -540,10 +540,11 @@ def test_near_spheres_and_nearest_order_select_what_the_gaps_select(
     kept = np.flatnonzero(flat <= cutoff)
     ordered = kept[np.argsort(flat[kept], kind="stable")]
     width = max(m, 1)
-    got = _native.nearest_order(ca, ra, cb, rb, cutoff)
-    assert [(i, j) for _, i, j in got] == [(int(k) // width, int(k) % width) for k in ordered]
+    gaps, rows, columns = _native.nearest_order(ca, ra, cb, rb, cutoff)
+    np.testing.assert_array_equal(rows * width + columns, ordered)
+    assert gaps.dtype == np.float64 and rows.dtype == columns.dtype == np.intp
     # (the sum of squares is rounded in another order than numpy's einsum: last bits only)
-    np.testing.assert_allclose([g for g, _, _ in got], flat[ordered], rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(gaps, flat[ordered], rtol=1e-15, atol=1e-15)
     assert callable(query._leaf_pairs) and callable(query._nearest)
 
 
