@@ -82,8 +82,6 @@ class Buffer {
       for (int j = 0; j < 4; ++j) out[4 * i + j] = at(n, i, j);
   }
   double* data() const { return static_cast<double*>(view_.buf); }
-  const void* data_bytes() const { return view_.buf; }
-  Py_ssize_t stride0() const { return view_.strides[0]; }
   double at1(Py_ssize_t i) const {
     return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
                                             i * view_.strides[0]);
@@ -799,10 +797,7 @@ PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       refuse("local must be None or a float64 array of shape (3,)");
       return nullptr;
     }
-    const char* base = static_cast<const char*>(local.data_bytes());
-    coal::Vec3s q;
-    for (int k = 0; k < 3; ++k) q[k] = *reinterpret_cast<const double*>(base + k * local.stride0());
-    p = tf->transform(q);
+    p = tf->transform(coal::Vec3s(local.at1(0), local.at1(1), local.at1(2)));
   }
   return Py_BuildValue("(ddd)", p[0], p[1], p[2]);
 }

@@ -1341,17 +1341,6 @@ class Scene:
             for record in records:
                 self._changed.setdefault(record.shape, False)
             raise
-        self._record_found(records, found, complete)
-
-    def _record_found(
-        self,
-        records: list[_Object],
-        found: list[tuple[int, list[tuple[Leaf[_Object], Leaf[_Object]]]]],
-        complete: set[int],
-    ) -> None:
-        """Replace the pairs of the moved ``records`` by the touching leaf pairs ``found`` per
-        broadphase (world, -1 for the global one); ``complete`` are the broadphases that gave
-        every pair of theirs."""
         reset: dict[_Pair, None] = {}
         if complete and not self._worlds:
             self._drop_all_pairs()
