@@ -17,12 +17,23 @@
 
 #include <boost/python/converter/from_python.hpp>
 #include <boost/python/converter/registered.hpp>
+#include <coal/collision.h>
 #include <coal/config.hh>
+#include <coal/distance.h>
 #include <coal/math/transform.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -82,6 +93,15 @@ class Buffer {
       for (int j = 0; j < 4; ++j) out[4 * i + j] = at(n, i, j);
   }
   double* data() const { return static_cast<double*>(view_.buf); }
+  // Whether the rows are packed: `width` float64 entries each, one after the other.
+  bool packed(Py_ssize_t width) const {
+    Py_ssize_t step = 8;
+    for (int k = view_.ndim - 1; k >= 1; --k) {
+      if (view_.strides[k] != step) return false;
+      step *= view_.shape[k];
+    }
+    return step == 8 * width && (view_.shape[0] <= 1 || view_.strides[0] == step);
+  }
   double at1(Py_ssize_t i) const {
     return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
                                             i * view_.strides[0]);
@@ -109,12 +129,63 @@ bool rigid(const Pose v) {
   const double d = v[4], e = v[5], f = v[6], y = v[7];
   const double g = v[8], h = v[9], i = v[10], z = v[11];
   const double tol = kRotationTolerance, far = kMaxTranslation;
-  return std::fabs(a * a + b * b + c * c - 1.0) <= tol &&
-         std::fabs(d * d + e * e + f * f - 1.0) <= tol && std::fabs(a * d + b * e + c * f) <= tol &&
-         std::fabs(b * f - c * e - g) <= tol && std::fabs(c * d - a * f - h) <= tol &&
-         std::fabs(a * e - b * d - i) <= tol && std::fabs(x) <= far && std::fabs(y) <= far &&
-         std::fabs(z) <= far && v[12] == 0.0 && v[13] == 0.0 && v[14] == 0.0 && v[15] == 1.0;
+  // Every test is made (& rather than &&): no branch to mispredict on a batch of poses.
+  return (std::fabs(a * a + b * b + c * c - 1.0) <= tol) &
+         (std::fabs(d * d + e * e + f * f - 1.0) <= tol) &
+         (std::fabs(a * d + b * e + c * f) <= tol) & (std::fabs(b * f - c * e - g) <= tol) &
+         (std::fabs(c * d - a * f - h) <= tol) & (std::fabs(a * e - b * d - i) <= tol) &
+         (std::fabs(x) <= far) & (std::fabs(y) <= far) & (std::fabs(z) <= far) &
+         (v[12] == 0.0) & (v[13] == 0.0) & (v[14] == 0.0) & (v[15] == 1.0);
 }
+
+// Ask for row `i + 32` of packed rows of `width` entries (4 KiB ahead for poses: the hardware
+// prefetcher does not cross pages, so a long batch read in order would wait at each page).
+inline void ahead(const double* rows, Py_ssize_t i, Py_ssize_t n, int width) {
+  if (i + 32 >= n) return;
+  const double* row = rows + width * (i + 32);
+  __builtin_prefetch(row);
+  if (width > 8) __builtin_prefetch(row + 8);
+}
+
+// rigid() of the two poses at v and v + 16, both at once: the same operations on both lanes
+// of SSE2 registers (so the same answers), about twice as fast on long batches.
+#ifdef __SSE2__
+bool rigid_pair(const double* v) {
+  const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  const __m128d tol = _mm_set1_pd(kRotationTolerance), far = _mm_set1_pd(kMaxTranslation);
+  const __m128d one = _mm_set1_pd(1.0);
+  __m128d r[12];  // entry k of both poses: lane 0 the first, lane 1 the second
+  for (int k = 0; k < 12; k += 2) {
+    const __m128d p = _mm_loadu_pd(v + k), q = _mm_loadu_pd(v + 16 + k);
+    r[k] = _mm_unpacklo_pd(p, q);
+    r[k + 1] = _mm_unpackhi_pd(p, q);
+  }
+  const __m128d a = r[0], b = r[1], c = r[2], x = r[3], d = r[4], e = r[5], f = r[6], y = r[7];
+  const __m128d g = r[8], h = r[9], i = r[10], z = r[11];
+  auto within = [&](__m128d value, __m128d bound) {
+    return _mm_cmple_pd(_mm_and_pd(value, magnitude), bound);
+  };
+  auto mul = _mm_mul_pd;
+  auto add = _mm_add_pd;
+  auto sub = _mm_sub_pd;
+  __m128d ok = within(sub(add(add(mul(a, a), mul(b, b)), mul(c, c)), one), tol);
+  ok = _mm_and_pd(ok, within(sub(add(add(mul(d, d), mul(e, e)), mul(f, f)), one), tol));
+  ok = _mm_and_pd(ok, within(add(add(mul(a, d), mul(b, e)), mul(c, f)), tol));
+  ok = _mm_and_pd(ok, within(sub(sub(mul(b, f), mul(c, e)), g), tol));
+  ok = _mm_and_pd(ok, within(sub(sub(mul(c, d), mul(a, f)), h), tol));
+  ok = _mm_and_pd(ok, within(sub(sub(mul(a, e), mul(b, d)), i), tol));
+  ok = _mm_and_pd(ok, _mm_and_pd(within(x, far), _mm_and_pd(within(y, far), within(z, far))));
+  const __m128d zeros = _mm_set_pd(0.0, 0.0), zero_one = _mm_set_pd(1.0, 0.0);
+  const __m128d last = _mm_and_pd(
+      _mm_and_pd(_mm_cmpeq_pd(_mm_loadu_pd(v + 12), zeros),
+                 _mm_cmpeq_pd(_mm_loadu_pd(v + 14), zero_one)),
+      _mm_and_pd(_mm_cmpeq_pd(_mm_loadu_pd(v + 28), zeros),
+                 _mm_cmpeq_pd(_mm_loadu_pd(v + 30), zero_one)));
+  return (_mm_movemask_pd(ok) & _mm_movemask_pd(last)) == 3;
+}
+#else
+bool rigid_pair(const double* v) { return rigid(v) & rigid(v + 16); }
+#endif
 
 // out = W @ P, both rigid 4x4 (the last row of the product is 0 0 0 1 exactly).
 void compose(const Pose W, const Pose P, Pose out) {
@@ -178,10 +249,19 @@ PyObject* first_not_rigid(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     PyErr_SetString(PyExc_TypeError, "poses must be a float64 array of shape (n, 4, 4)");
     return nullptr;
   }
+  const double* packed = P.packed(16) ? P.data() : nullptr;
+  Py_ssize_t n = 0;
+  if (packed != nullptr) {
+    while (n + 1 < P.length() && rigid_pair(packed + 16 * n)) {
+      ahead(packed, n, P.length(), 16);
+      ahead(packed, n + 1, P.length(), 16);
+      n += 2;
+    }
+  }
   Pose v;
-  for (Py_ssize_t n = 0; n < P.length(); ++n) {
-    P.read(n, v);
-    if (!rigid(v)) return PyLong_FromSsize_t(n);
+  for (; n < P.length(); ++n) {
+    const double* pose = packed ? packed + 16 * n : (P.read(n, v), v);
+    if (!rigid(pose)) return PyLong_FromSsize_t(n);
   }
   return PyLong_FromLong(-1);
 }
@@ -802,6 +882,444 @@ PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return Py_BuildValue("(ddd)", p[0], p[1], p[2]);
 }
 
+
+// ---------------------------------------------------------------- many poses of one leaf
+
+// The yes/no of two leaves for every row of a batch, checked and answered in one pass over
+// the rows (spatialcontact.batch._fast.DirectCollide sets up the parameters). Rows are poses
+// (4, 4) or translations (3,) of the moving leaf; the answers are those of the numpy closed
+// forms of spatialcontact.batch._fast, in the same order of operations.
+
+enum DirectKind { kSpheres = 0, kCapsuleBox = 1 };
+
+// Parameters of kCapsuleBox, at these offsets of the parameter array.
+enum CapsuleBoxParam {
+  kMovingCapsule = 0,  // 1.0 when the capsule moves, 0.0 when the box does
+  kFixedT = 1,         // the fixed leaf's translation (3)
+  kFixedR = 4,         // its rotation, row by row (9)
+  kHalf = 13,          // the box's half sides (3)
+  kHalfLength = 16,
+  kRadius = 17,
+  kReach2 = 18,        // squared bound of the centres' distance (slack included)
+  kFar2 = 19,          // squared bound of the capsule centre's distance to the box
+  kGrown = 20,         // the half sides grown by the radius (slack included) (3)
+  kFixedHalf = 23,     // the capsule's half segment in the box's frame, for translations (3)
+  kMovingR = 26,       // the moving leaf's kept rotation, for translations (9)
+  kCapsuleBoxParams = 35
+};
+
+// numpy's minimum and maximum: NaN when either is NaN.
+inline double nan_min(double a, double b) { return (a != a || b != b) ? NAN : (a < b ? a : b); }
+inline double nan_max(double a, double b) { return (a != a || b != b) ? NAN : (a > b ? a : b); }
+
+// Squared distance from p to the box |x_k| <= h_k (0 inside).
+inline double outside2(const double p[3], const double h[3]) {
+  double s = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double e = std::max(std::fabs(p[k]) - h[k], 0.0);
+    s += e * e;
+  }
+  return s;
+}
+
+// Whether the segment from P to P + D crosses the box of half sides `faces` (slab by slab;
+// NaN, a segment on a face's plane, is a miss). `inverse` is 1 / D (a division by D would
+// round differently, by an ulp of the crossing: a difference on touching only).
+bool crosses(const double P[3], const double inverse[3], const double faces[3]) {
+  double enter = 0.0, leave = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double s1 = (-faces[k] - P[k]) * inverse[k];
+    const double s2 = (faces[k] - P[k]) * inverse[k];
+    const double lo = nan_min(s1, s2), hi = nan_max(s1, s2);
+    enter = k == 0 ? lo : nan_max(enter, lo);
+    leave = k == 0 ? hi : nan_min(leave, hi);
+  }
+  enter = nan_max(enter, 0.0);
+  leave = nan_min(leave, 1.0);
+  return enter <= leave;
+}
+
+// Distance from the segment P to P + D to the box of half sides h (see _distance_in_frame:
+// the squared distance is quadratic between the crossings of the faces' planes).
+double segment_box(const double P[3], const double D[3], const double inverse[3],
+                   const double h[3]) {
+  double knots[8];
+  knots[0] = 0.0;
+  knots[7] = 1.0;
+  for (int k = 0; k < 3; ++k) {
+    knots[1 + k] = std::fmin(std::fmax((h[k] - P[k]) * inverse[k], 0.0), 1.0);
+    knots[4 + k] = std::fmin(std::fmax((-h[k] - P[k]) * inverse[k], 0.0), 1.0);
+  }
+  std::sort(knots + 1, knots + 7);
+  double best2 = INFINITY;
+  for (int j = 0; j < 7; ++j) {
+    const double low = knots[j], high = knots[j + 1];
+    const double middle = (low + high) * 0.5;
+    double slope = 0.0, curvature = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double q = middle * D[k] + P[k];
+      const double excess = std::max(std::fabs(q) - h[k], 0.0);
+      slope += std::copysign(excess, q) * D[k];
+      curvature += (excess > 0.0 ? 1.0 : 0.0) * (D[k] * D[k]);
+    }
+    if (!(curvature > 0.0)) curvature = 1.0;
+    const double best = nan_min(nan_max(middle - slope / curvature, low), high);
+    double f = 0.0;
+    for (int k = 0; k < 3; ++k) {
+      const double e = std::max(std::fabs(best * D[k] + P[k]) - h[k], 0.0);
+      f += e * e;
+    }
+    best2 = nan_min(best2, f);
+  }
+  return std::sqrt(best2);
+}
+
+// Whether the segment from P to P + D (box frame) lies within `radius` of the box: five slab
+// tests (the box; grown by the radius on every side; along one axis only), then a measure.
+bool capsule_box_in_frame(const double P[3], const double D[3], const double h[3],
+                          double radius) {
+  const double inverse[3] = {1.0 / D[0], 1.0 / D[1], 1.0 / D[2]};
+  double faces[3] = {h[0], h[1], h[2]};
+  if (crosses(P, inverse, faces)) return true;
+  for (int k = 0; k < 3; ++k) faces[k] = h[k] + radius;
+  if (!crosses(P, inverse, faces)) return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (int k = 0; k < 3; ++k) faces[k] = h[k] + (k == axis ? radius : 0.0);
+    if (crosses(P, inverse, faces)) return true;
+  }
+  return segment_box(P, D, inverse, h) <= radius;
+}
+
+// R^T v for a rotation R given row by row with a stride between rows.
+inline void turned_back(const double* R, int stride, const double v[3], double out[3]) {
+  for (int k = 0; k < 3; ++k) out[k] = R[k] * v[0] + R[stride + k] * v[1] + R[2 * stride + k] * v[2];
+}
+
+bool capsule_box(const double* c, const double* row, bool pose) {
+  const double t[3] = {pose ? row[3] : row[0], pose ? row[7] : row[1], pose ? row[11] : row[2]};
+  const double v[3] = {t[0] - c[kFixedT], t[1] - c[kFixedT + 1], t[2] - c[kFixedT + 2]};
+  const double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  if (!(s <= c[kReach2])) return false;
+  double p[3], u[3];
+  if (c[kMovingCapsule] != 0.0) {  // the capsule's centre and half segment in the box's frame
+    turned_back(c + kFixedR, 3, v, p);
+    if (pose) {
+      const double z[3] = {c[kHalfLength] * row[2], c[kHalfLength] * row[6],
+                           c[kHalfLength] * row[10]};
+      turned_back(c + kFixedR, 3, z, u);
+    } else {
+      std::memcpy(u, c + kFixedHalf, sizeof(u));
+    }
+  } else {
+    const double w[3] = {-v[0], -v[1], -v[2]};
+    if (pose) {
+      turned_back(row, 4, w, p);
+      const double* R = c + kFixedR;
+      const double z[3] = {c[kHalfLength] * R[2], c[kHalfLength] * R[5], c[kHalfLength] * R[8]};
+      turned_back(row, 4, z, u);
+    } else {
+      turned_back(c + kMovingR, 3, w, p);
+      std::memcpy(u, c + kFixedHalf, sizeof(u));
+    }
+  }
+  const double* h = c + kHalf;
+  for (int k = 0; k < 3; ++k) {
+    if (std::fabs(p[k]) - std::fabs(u[k]) - c[kGrown + k] > 0.0) return false;
+  }
+  const double radius2 = c[kRadius] * c[kRadius];
+  const double o2 = outside2(p, h);
+  if (o2 <= radius2) return true;
+  if (!(o2 <= c[kFar2])) return false;
+  const double e1[3] = {p[0] + u[0], p[1] + u[1], p[2] + u[2]};
+  const double e2[3] = {p[0] - u[0], p[1] - u[1], p[2] - u[2]};
+  if (std::min(outside2(e1, h), outside2(e2, h)) <= radius2) return true;
+  const double D[3] = {2.0 * u[0], 2.0 * u[1], 2.0 * u[2]};
+  return capsule_box_in_frame(e2, D, h, c[kRadius]);
+}
+
+// A row that may not be answered: a pose that is not rigid, a translation not finite or out
+// of range.
+inline bool bad_row(const double* row, bool pose, double limit) {
+  if (pose) return !rigid(row);
+  return !(std::fabs(row[0]) <= limit && std::fabs(row[1]) <= limit && std::fabs(row[2]) <= limit);
+}
+
+
+PyObject* collide_rows_of(long kind, const double* c, const Buffer& rows, bool pose,
+                          PyObject* check_arg, PyObject* limit_arg) {
+  const int check = PyObject_IsTrue(check_arg);
+  if (check < 0) return nullptr;
+  const double limit = PyFloat_AsDouble(limit_arg);
+  if (limit == -1.0 && PyErr_Occurred()) return nullptr;
+  const Py_ssize_t n = rows.length();
+  npy_intp shape[1] = {n};
+  PyObject* out = PyArray_SimpleNew(1, shape, NPY_BOOL);
+  if (out == nullptr) return nullptr;
+  npy_bool* hit = static_cast<npy_bool*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  const int width = pose ? 16 : 3;
+  const double* packed = rows.packed(width) ? rows.data() : nullptr;
+  // Two spheres: sure answers by the squared distance, away from touching by a margin far
+  // above rounding; the formula of the closed form between.
+  const double touch = c[3] + c[4], margin = 1e-9 * (touch + 1.0);
+  const double apart2 = (touch + margin) * (touch + margin);
+  const double inside = std::max(touch - margin, 0.0), inside2 = inside * inside;
+  auto answer = [&](const double* row) -> npy_bool {
+    if (kind != kSpheres) return capsule_box(c, row, pose);
+    const double t[3] = {pose ? row[3] : row[0], pose ? row[7] : row[1], pose ? row[11] : row[2]};
+    double s = (t[0] - c[0]) * (t[0] - c[0]);
+    s += (t[1] - c[1]) * (t[1] - c[1]);
+    s += (t[2] - c[2]) * (t[2] - c[2]);
+    return s < inside2 || (s <= apart2 && std::sqrt(s) - c[4] - c[3] <= 0.0);
+  };
+  Py_ssize_t i = 0;
+  if (check && pose && packed != nullptr) {  // checked two at a time, up to a bad pair
+    for (; i + 1 < n && rigid_pair(packed + 16 * i); i += 2) {
+      ahead(packed, i, n, 16);
+      ahead(packed, i + 1, n, 16);
+      hit[i] = answer(packed + 16 * i);
+      hit[i + 1] = answer(packed + 16 * i + 16);
+    }
+  }
+  double copy[16];
+  Py_ssize_t bad = -1;
+  for (; i < n; ++i) {
+    const double* row = copy;
+    if (packed != nullptr) {
+      row = packed + width * i;
+      ahead(packed, i, n, width);
+    } else {
+      for (int k = 0; k < width; ++k) copy[k] = pose ? rows.at(i, k / 4, k % 4) : rows.at(i, k);
+    }
+    if (check && bad_row(row, pose, limit)) {
+      bad = i;
+      break;
+    }
+    hit[i] = answer(row);
+  }
+  if (bad >= 0) std::memset(hit + bad, 0, static_cast<size_t>(n - bad));
+  return Py_BuildValue("(Nn)", out, bad);
+}
+
+PyObject* collide_rows(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("collide_rows", nargs, 5)) return nullptr;
+  const long kind = PyLong_AsLong(args[0]);
+  if (kind == -1 && PyErr_Occurred()) return nullptr;
+  if (kind != kSpheres && kind != kCapsuleBox) {
+    PyErr_SetString(PyExc_TypeError, "kind must be 0 (spheres) or 1 (a capsule and a box)");
+    return nullptr;
+  }
+  const Py_ssize_t wanted = kind == kSpheres ? 5 : kCapsuleBoxParams;
+  const Py_ssize_t param_shape[1] = {wanted};
+  Buffer params;
+  if (!params.take(args[1], 1, param_shape, true)) {
+    PyErr_Format(PyExc_TypeError, "params must be a C-contiguous float64 array of shape (%zd,)",
+                 wanted);
+    return nullptr;
+  }
+  const Py_ssize_t pose_shape[3] = {-1, 4, 4}, translation_shape[2] = {-1, 3};
+  Buffer rows;
+  bool pose = rows.take(args[2], 3, pose_shape, false);
+  if (!pose) {
+    Buffer again;  // a failed take keeps its view: try the other layout on a fresh one
+    if (!again.take(args[2], 2, translation_shape, false)) {
+      PyErr_SetString(PyExc_TypeError,
+                      "rows must be a float64 array of shape (n, 4, 4) or (n, 3)");
+      return nullptr;
+    }
+    return collide_rows_of(kind, params.data(), again, false, args[3], args[4]);
+  }
+  return collide_rows_of(kind, params.data(), rows, true, args[3], args[4]);
+}
+
+// ---------------------------------------------------------------- cached pair queries
+
+// The C++ object held by the Boost.Python instance `obj`, or nullptr with a TypeError.
+template <class T>
+T* held_by(PyObject* obj, const char* name, const char* cls) {
+  void* p = boost::python::converter::get_lvalue_from_python(
+      obj, boost::python::converter::registered<T>::converters);
+  if (p == nullptr) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a coal.%s, got %.100s", name, cls,
+                 Py_TYPE(obj)->tp_name);
+  }
+  return static_cast<T*>(p);
+}
+
+// The exception being handled, raised as Boost.Python's translator raises it.
+void raise_coal_error() {
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::out_of_range& error) {
+    PyErr_SetString(PyExc_IndexError, error.what());
+  } catch (const std::invalid_argument& error) {
+    PyErr_SetString(PyExc_ValueError, error.what());
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "unidentifiable C++ exception");
+  }
+}
+
+// One cached query of a leaf pair: a Coal functor with its two transforms, request and
+// result, resolved once to their C++ objects. Calling it clears the result and runs the
+// functor, as `result.clear(); functor(tf1, tf2, request, result)` does from Python, without
+// Boost.Python's dispatch. The Python objects are held, so the C++ ones live as long.
+template <class Functor, class Request, class Result>
+struct PairCall {
+  PyObject_HEAD
+  vectorcallfunc vectorcall;
+  PyObject* held[5];  // functor, tf1, tf2, request, result
+  const Functor* functor;
+  const coal::Transform3s* tf1;
+  const coal::Transform3s* tf2;
+  const Request* request;
+  Result* result;
+};
+
+using CollideCall = PairCall<coal::ComputeCollision, coal::CollisionRequest, coal::CollisionResult>;
+using DistanceCall = PairCall<coal::ComputeDistance, coal::DistanceRequest, coal::DistanceResult>;
+
+template <class Call>
+void pair_call_dealloc(PyObject* self) {
+  Call* call = reinterpret_cast<Call*>(self);
+  for (PyObject*& obj : call->held) Py_CLEAR(obj);
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* collide_call(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
+  if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != nullptr) {
+    PyErr_SetString(PyExc_TypeError, "a CollideCall takes no arguments");
+    return nullptr;
+  }
+  CollideCall* call = reinterpret_cast<CollideCall*>(self);
+  std::size_t n;
+  try {
+    call->result->clear();
+    n = (*call->functor)(*call->tf1, *call->tf2, *call->request, *call->result);
+  } catch (...) {
+    raise_coal_error();
+    return nullptr;
+  }
+  return PyLong_FromSize_t(n);
+}
+
+PyObject* distance_call(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
+  if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != nullptr) {
+    PyErr_SetString(PyExc_TypeError, "a DistanceCall takes no arguments");
+    return nullptr;
+  }
+  DistanceCall* call = reinterpret_cast<DistanceCall*>(self);
+  double d;
+  try {
+    call->result->clear();
+    d = (*call->functor)(*call->tf1, *call->tf2, *call->request, *call->result);
+  } catch (...) {
+    raise_coal_error();
+    return nullptr;
+  }
+  return PyFloat_FromDouble(d);
+}
+
+template <class Call, class Functor, class Request, class Result>
+PyObject* pair_call_new(PyTypeObject* type, PyObject* args, PyObject* kwargs, const char* names[3]) {
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_Format(PyExc_TypeError, "%s takes no keyword arguments", type->tp_name);
+    return nullptr;
+  }
+  if (!arity(type->tp_name, PyTuple_GET_SIZE(args), 5)) return nullptr;
+  PyObject* const* a = &PyTuple_GET_ITEM(args, 0);
+  const Functor* functor = held_by<Functor>(a[0], "functor", names[0]);
+  if (functor == nullptr) return nullptr;
+  const coal::Transform3s* tf1 = held_by<coal::Transform3s>(a[1], "tf1", "Transform3s");
+  if (tf1 == nullptr) return nullptr;
+  const coal::Transform3s* tf2 = held_by<coal::Transform3s>(a[2], "tf2", "Transform3s");
+  if (tf2 == nullptr) return nullptr;
+  const Request* request = held_by<Request>(a[3], "request", names[1]);
+  if (request == nullptr) return nullptr;
+  Result* result = held_by<Result>(a[4], "result", names[2]);
+  if (result == nullptr) return nullptr;
+  Call* call = reinterpret_cast<Call*>(type->tp_alloc(type, 0));
+  if (call == nullptr) return nullptr;
+  for (int k = 0; k < 5; ++k) {
+    Py_INCREF(a[k]);
+    call->held[k] = a[k];
+  }
+  call->functor = functor;
+  call->tf1 = tf1;
+  call->tf2 = tf2;
+  call->request = request;
+  call->result = result;
+  call->vectorcall = std::is_same<Call, CollideCall>::value ? collide_call : distance_call;
+  return reinterpret_cast<PyObject*>(call);
+}
+
+const char* kCollideNames[3] = {"ComputeCollision", "CollisionRequest", "CollisionResult"};
+const char* kDistanceNames[3] = {"ComputeDistance", "DistanceRequest", "DistanceResult"};
+
+PyObject* collide_call_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  return pair_call_new<CollideCall, coal::ComputeCollision, coal::CollisionRequest,
+                       coal::CollisionResult>(type, args, kwargs, kCollideNames);
+}
+
+PyObject* distance_call_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  return pair_call_new<DistanceCall, coal::ComputeDistance, coal::DistanceRequest,
+                       coal::DistanceResult>(type, args, kwargs, kDistanceNames);
+}
+
+// The witness points of the last distance, as two new float64 arrays of shape (3,).
+PyObject* distance_points(PyObject* self, PyObject*) {
+  const coal::DistanceResult* result = reinterpret_cast<DistanceCall*>(self)->result;
+  PyObject* p1 = new_vector(Vec{result->nearest_points[0][0], result->nearest_points[0][1],
+                                result->nearest_points[0][2]});
+  if (p1 == nullptr) return nullptr;
+  PyObject* p2 = new_vector(Vec{result->nearest_points[1][0], result->nearest_points[1][1],
+                                result->nearest_points[1][2]});
+  if (p2 == nullptr) {
+    Py_DECREF(p1);
+    return nullptr;
+  }
+  return Py_BuildValue("(NN)", p1, p2);
+}
+
+PyMethodDef kDistanceMethods[] = {
+    {"points", distance_points, METH_NOARGS,
+     "points() -> (p1, p2): the witness points of the last call (new (3,) float64 arrays)."},
+    {nullptr, nullptr, 0, nullptr}};
+
+// The type of a cached pair call: `Call` objects, made by `make`.
+template <class Call>
+PyTypeObject pair_call_type(const char* name, const char* doc, newfunc make,
+                            PyMethodDef* methods) {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = name;
+  t.tp_basicsize = sizeof(Call);
+  t.tp_dealloc = pair_call_dealloc<Call>;
+  t.tp_vectorcall_offset = offsetof(Call, vectorcall);
+  t.tp_call = PyVectorcall_Call;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL;
+  t.tp_doc = doc;
+  t.tp_methods = methods;
+  t.tp_new = make;
+  return t;
+}
+
+PyTypeObject kCollideCallType = pair_call_type<CollideCall>(
+    "spatialcontact._native.CollideCall",
+    "CollideCall(functor, tf1, tf2, request, result): call() clears result and returns "
+    "functor(tf1, tf2, request, result), the number of contacts (a coal.ComputeCollision and "
+    "its coal objects, held).",
+    collide_call_new, nullptr);
+
+PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
+    "spatialcontact._native.DistanceCall",
+    "DistanceCall(functor, tf1, tf2, request, result): call() clears result and returns "
+    "functor(tf1, tf2, request, result), the distance (a coal.ComputeDistance and its coal "
+    "objects, held); points() gives the witness points.",
+    distance_call_new, kDistanceMethods);
+
 PyMethodDef kMethods[] = {
     {"is_rigid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(is_rigid)),
      METH_FASTCALL,
@@ -837,6 +1355,13 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "nearest_order(ca, ra, cb, rb, cutoff) -> (gaps, i, j): the pairs of near_spheres and "
      "their gaps as three arrays, smallest gap first (ties in row order)."},
+    {"collide_rows", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(collide_rows)),
+     METH_FASTCALL,
+     "collide_rows(kind, params, rows, check, limit) -> (hit, bad): the yes/no of two leaves "
+     "for each row (a (4, 4) pose or a (3,) translation of the moving leaf) of rows; with "
+     "check, stop at the first row that is not a rigid pose (or a finite translation within "
+     "limit) and give its index as bad (else -1). hit is a new bool array, False from bad on. "
+     "See spatialcontact.batch._fast.DirectCollide."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "
@@ -846,6 +1371,16 @@ PyMethodDef kMethods[] = {
 PyModuleDef kModule = {PyModuleDef_HEAD_INIT, "spatialcontact._native",
                        "Placement of poses into Coal transforms, compiled against Coal.", -1,
                        kMethods};
+
+bool add_type(PyObject* module, const char* name, PyTypeObject* type) {
+  if (PyType_Ready(type) < 0) return false;
+  Py_INCREF(type);
+  if (PyModule_AddObject(module, name, reinterpret_cast<PyObject*>(type)) < 0) {
+    Py_DECREF(type);
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -874,7 +1409,9 @@ PyMODINIT_FUNC PyInit__native(void) {
   if (PyModule_AddObject(module, "ROTATION_TOLERANCE", PyFloat_FromDouble(kRotationTolerance)) <
           0 ||
       PyModule_AddObject(module, "MAX_TRANSLATION", PyFloat_FromDouble(kMaxTranslation)) < 0 ||
-      PyModule_AddStringConstant(module, "COAL_VERSION", COAL_VERSION) < 0) {
+      PyModule_AddStringConstant(module, "COAL_VERSION", COAL_VERSION) < 0 ||
+      !add_type(module, "CollideCall", &kCollideCallType) ||
+      !add_type(module, "DistanceCall", &kDistanceCallType)) {
     Py_DECREF(module);
     return nullptr;
   }

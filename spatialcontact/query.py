@@ -19,7 +19,7 @@ import numpy as np
 from . import _closed_form_scalar, _native
 from ._base import ShapeBase, collision_leaves
 from ._coal import quirks
-from ._coal.state import thread_entry
+from ._coal.state import pair_call, thread_entry
 from ._validate import MAX_COORDINATE, a_or_an, bound, coordinate, count, describe
 from .contact import Contact, Contacts
 from .errors import (
@@ -138,7 +138,9 @@ def _collide_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
         confirm = _Parallel(form, quirks.capsule_overshoot(ga, gb), parallel)
     keep = (ga, gb, *quirks.answer_guard(ga, gb))
     functor = quirks.collider(ga, gb)
-    return (functor, b._tf, fast, coal.CollisionResult(), confirm, keep, get_ident())
+    result = coal.CollisionResult()
+    call = pair_call(functor, a._tf, b._tf, fast, result)
+    return (call, functor, b._tf, result, confirm, keep, get_ident())
 
 
 class _Parallel:
@@ -158,7 +160,7 @@ class _Parallel:
 
 def _confirm(entry: tuple[Any, ...], tf1: Any) -> bool:
     """The second look of :func:`iscollided` at a close "no collision" (see _collide_entry)."""
-    functor, tf2, _, result, confirm, keep, _ = entry
+    _, functor, tf2, result, confirm, keep, _ = entry
     if confirm.__class__ is _Parallel:
         return confirm.collides(result.distance_lower_bound, tf1, tf2)
     if confirm is None or not result.distance_lower_bound < quirks.CONFIRM_BELOW:
@@ -193,20 +195,16 @@ def iscollided(self: CollisionShape, other: CollisionShape) -> bool:
         entry = self._collide_pairs[other._uid]
     except (KeyError, AttributeError):
         return _iscollided_slow(self, other)
-    functor, tf2, request, result, confirm, _, thread = entry
-    if thread != get_ident():
+    if entry[6] != get_ident():
         return _iscollided_slow(self, other)
-    result.clear()
-    if functor(self._tf, tf2, request, result):
+    if entry[0]():
         return True
-    return confirm is not None and _confirm(entry, self._tf)
+    return entry[4] is not None and _confirm(entry, self._tf)
 
 
 def _collide_leaves(a: CollisionShape, b: CollisionShape) -> bool:
     entry = thread_entry(a, b, "_collide_pairs", _collide_entry)
-    result = entry[3]
-    result.clear()
-    if entry[0](a._tf, entry[1], entry[2], result):
+    if entry[0]():
         return True
     return _confirm(entry, a._tf)
 
@@ -223,10 +221,10 @@ def _iscollided_slow(a: CollisionShape, b: Any) -> bool:
 
 
 def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
-    """The cached distance query of a leaf pair: ``(functor, tf2, request, result, keep,
-    below, fix, thread)`` (see :func:`_overlap_rule`), or for the pairs whose overlaps Coal
-    gets wrong (quirks J) ``(None, tf2, form, ...)``: their closed form answers every
-    placement, faster than Coal's call."""
+    """The cached distance query of a leaf pair: ``(call, tf2, request, result, keep, below,
+    fix, thread)`` (``call()`` runs Coal's functor, see :func:`_overlap_rule`), or for the
+    pairs whose overlaps Coal gets wrong (quirks J) ``(None, tf2, form, ...)``: their closed
+    form answers every placement, faster than Coal's call."""
     ga, gb = _geometries(a, b, quirks.NO_DISTANCE)
     if frozenset((ga.getNodeType(), gb.getNodeType())) in quirks.FORM_ON_OVERLAP:
         form = _closed_form_scalar.pair_form(a, b)
@@ -235,10 +233,11 @@ def _distance_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     request = coal.DistanceRequest()
     request.enable_signed_distance = True
     quirks.epa_budget(ga, gb, request)
-    functor = coal.ComputeDistance(ga, gb)
+    result = coal.DistanceResult()
+    call = pair_call(coal.ComputeDistance(ga, gb), a._tf, b._tf, request, result)
     keep = (ga, gb, *quirks.answer_guard(ga, gb))
     below, fix = _overlap_rule(a, b, ga, gb)
-    return (functor, b._tf, request, coal.DistanceResult(), keep, below, fix, get_ident())
+    return (call, b._tf, request, result, keep, below, fix, get_ident())
 
 
 def _overlap_rule(a: CollisionShape, b: CollisionShape, ga: Any, gb: Any) -> tuple[float, Any]:
@@ -319,8 +318,7 @@ def _checked_overlap(a: CollisionShape, b: CollisionShape, result: Any) -> Any:
         return result
     other = thread_entry(b, a, "_distance_pairs", _distance_entry)
     swapped = other[3]
-    swapped.clear()
-    other[0](b._tf, a._tf, other[2], swapped)
+    other[0]()
     q2, q1 = swapped.getNearestPoint1(), swapped.getNearestPoint2()
     normal = -np.asarray(swapped.normal, dtype=np.float64)
     if quirks.witness_identity(swapped.min_distance, q1, q2, normal) and swapped.min_distance < 0:
@@ -338,19 +336,24 @@ def _distance_leaves(a: CollisionShape, b: CollisionShape) -> tuple[Any, bool]:
     if quirks.OCTREE_FIRST and b.stype == "octree" and a.stype != "octree":
         return _distance_leaves(b, a)[0], True
     entry = thread_entry(a, b, "_distance_pairs", _distance_entry)
-    functor, tf2, request, result, keep = entry[:5]
-    if functor is None:  # a closed form (quirks J): the request is the form
+    call, tf2, request, result, keep, below, fix, _ = entry
+    if call is None:  # a closed form (quirks J): the request is the form
         return _Formed(request(a._tf, tf2)), False
-    result.clear()
-    functor(a._tf, tf2, request, result)
-    d = result.min_distance
+    return _repaired(a, b, keep, below, fix, result, call()), False
+
+
+def _repaired(
+    a: CollisionShape, b: CollisionShape, keep: Any, below: float, fix: Any, result: Any, d: float
+) -> Any:
+    """The answer of a cached distance entry (see :func:`_distance_entry`) once Coal has put
+    ``d`` in ``result``: ``result``, or what replaces it (read the same way)."""
     # quirks.is_suspect inlined; a positive d never is, NaN always is (quirks A).
     if not d > 0.0 and (not keep[2] < d or keep[3] <= d <= keep[4] or d <= keep[5]):
-        result = _rechecked(keep, a._tf, tf2, result)
+        result = _rechecked(keep, a._tf, b._tf, result)
         d = result.min_distance
-    if d < entry[5]:
-        return entry[6](a, b, result), False
-    return result, False
+    if d < below:  # overlap Coal's distance does not measure as defined here
+        return fix(a, b, result)
+    return result
 
 
 def _rechecked(keep: tuple[Any, ...], tf1: Any, tf2: Any, result: Any) -> Any:
@@ -442,7 +445,7 @@ def closest_point(
     (None, None, None)
     """
     try:
-        functor, tf2, request, result, keep, below, fix, thread = self._distance_pairs[other._uid]
+        call, tf2, request, result, keep, below, fix, thread = self._distance_pairs[other._uid]
     except (KeyError, AttributeError):
         return _closest_point_slow(self, other, inf_dist)
     if thread != get_ident():
@@ -451,20 +454,18 @@ def closest_point(
         inf_dist = _check_inf_dist(inf_dist)
     elif inf_dist != inf_dist:
         _check_inf_dist(inf_dist)
-    if functor is None:  # a closed form (quirks J): the request is the form
+    if call is None:  # a closed form (quirks J): the request is the form
         d, p1, p2, _ = request(self._tf, tf2)
         if d > inf_dist:
             return None, None, None
         return d, p1, p2
-    result.clear()
-    functor(self._tf, tf2, request, result)
+    d = call()
+    if d > 0.0 and d >= below:  # Coal's answer stands (quirks A checks d <= 0)
+        if d > inf_dist:
+            return None, None, None
+        return d, *call.points()
+    result = _repaired(self, other, keep, below, fix, result, d)
     d = result.min_distance
-    if not d > 0.0 and (not keep[2] < d or keep[3] <= d <= keep[4] or d <= keep[5]):
-        result = _rechecked(keep, self._tf, tf2, result)
-        d = result.min_distance
-    if d < below:  # overlap Coal's distance does not measure as defined here
-        result = fix(self, other, result)
-        d = result.min_distance
     if d > inf_dist:
         return None, None, None
     return d, result.getNearestPoint1(), result.getNearestPoint2()
@@ -487,9 +488,24 @@ def distance(self: CollisionShape, other: CollisionShape) -> float:
 
     ``inf`` when either side is a group with no collision leaves (an empty group, say).
     """
-    _check_shape(self, "self")
-    _check_shape(other, "other")
-    best = _nearest(self, other, math.inf)
+    try:
+        call, tf2, request, result, keep, below, fix, thread = self._distance_pairs[other._uid]
+    except (KeyError, AttributeError):
+        return _distance_slow(self, other)
+    if thread != get_ident():
+        return _distance_slow(self, other)
+    if call is None:  # a closed form (quirks J): the request is the form
+        return float(request(self._tf, tf2)[0])
+    d = call()
+    if d > 0.0 and d >= below:  # Coal's answer stands (quirks A checks d <= 0)
+        return d
+    return float(_repaired(self, other, keep, below, fix, result, d).min_distance)
+
+
+def _distance_slow(a: CollisionShape, b: Any) -> float:
+    _check_shape(a, "self")
+    _check_shape(b, "other")
+    best = _nearest(a, b, math.inf)
     return math.inf if best is None else float(best[0])
 
 
@@ -512,8 +528,9 @@ def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     overshoot = 0.0 if parallel is None else quirks.capsule_overshoot(ga, gb)
     both = quirks.both_orders(ga, gb)
     result = coal.CollisionResult()
+    call = pair_call(functor, a._tf, b._tf, request, result)
     return (
-        functor, b._tf, request, result, many, keep, form, (overshoot, parallel), both,
+        call, functor, b._tf, request, result, many, keep, form, (overshoot, parallel), both,
         get_ident(),
     )  # fmt: skip
 
@@ -544,7 +561,7 @@ def _run_contacts(
     """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts
     (in both argument orders for the pairs of :func:`quirks.both_orders`, unless
     ``one_order``)."""
-    functor, tf2, request, result, many, keep, form, (overshoot, parallel), both, _ = entry
+    call, functor, tf2, request, result, many, keep, form, (overshoot, parallel), both, _ = entry
     if both and not one_order:
         mine: list[Contact] = []
         _run_contacts(entry, a, b, max_contacts, margin, mine, True)
@@ -562,8 +579,7 @@ def _run_contacts(
         out.extend(mine)
         return
     request.security_margin = margin + overshoot
-    result.clear()
-    n = functor(a._tf, tf2, request, result)
+    n = call()
     if n == 0:
         return
     ga, gb, floor, shallow, zero, ceiling = keep

@@ -8,10 +8,12 @@ the test instead of ending the run.
 
 from __future__ import annotations
 
+import gc
 import math
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import coal
 import numpy as np
@@ -156,6 +158,36 @@ def test_first_not_rigid_names_the_first_bad_pose() -> None:
     P[4, 3, 3] = 2.0
     assert _native.first_not_rigid(P) == 3
     assert _native.first_not_rigid(P[::-1]) == 0
+    long = np.tile(np.eye(4), (101, 1, 1))  # past the prefetch distance (32 poses)
+    for bad in (0, 1, 32, 33, 99, 100):
+        Q = long.copy()
+        Q[bad, 1, 3] = math.nan
+        assert _native.first_not_rigid(Q) == bad
+        assert _native.collide_rows(0, np.zeros(5), Q, True, 1e6)[1] == bad
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(rigid_poses, min_size=0, max_size=9),
+    st.integers(0, 8),
+    st.integers(0, 15),
+    st.sampled_from([0.0, 2e-6, -2e-6, 5e-7, math.nan, math.inf, 2e6]),
+)
+def test_first_not_rigid_is_is_rigid_row_by_row(
+    poses: list[np.ndarray], row: int, entry: int, change: float
+) -> None:
+    # Poses are checked two at a time (SSE2) on packed batches, one at a time on the rest:
+    # one entry of one row changed, in either place of a pair, in packed and strided batches.
+    P = np.array(poses).reshape(-1, 4, 4)
+    if len(P):
+        P[row % len(P)].flat[entry] += change
+    want = next((k for k, M in enumerate(P) if not _native.is_rigid(M)), -1)
+    assert _native.first_not_rigid(P) == want
+    assert _native.first_not_rigid(np.repeat(P, 2, axis=2)[:, :, ::2]) == want
+    params = np.zeros(5)
+    for check_rows in (P, np.repeat(P, 2, axis=2)[:, :, ::2]):
+        hit, bad = _native.collide_rows(0, params, check_rows, True, 1e6)
+        assert bad == want and len(hit) == len(P)
 
 
 def test_first_not_rigid_refuses_other_arrays() -> None:
@@ -342,7 +374,9 @@ def test_hostile_arguments_never_crash() -> None:
         for f, arity in [(_native.is_rigid, 1), (_native.first_not_rigid, 1), (_native.place, 4),
                          (_native.place_all, 4), (_native.world_point, 2),
                          (_native.compose_all, 3), (_native.closed_form, 7),
-                         (_native.near_spheres, 5), (_native.nearest_order, 5)]:
+                         (_native.near_spheres, 5), (_native.nearest_order, 5),
+                         (_native.CollideCall, 5), (_native.DistanceCall, 5),
+                         (_native.collide_rows, 5)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -376,6 +410,40 @@ def test_hostile_arguments_never_crash() -> None:
                     _native.place_all(bad, None, P, np.empty((size, 4, 4)))
                 except TypeError:
                     pass
+        # Cached calls whose arguments are all of the right classes but one, made and called.
+        g = coal.Sphere(1.0), coal.Box(1, 1, 1)
+        right = {
+            _native.CollideCall: [coal.ComputeCollision(*g), coal.Transform3s(),
+                                  coal.Transform3s(), coal.CollisionRequest(),
+                                  coal.CollisionResult()],
+            _native.DistanceCall: [coal.ComputeDistance(*g), coal.Transform3s(),
+                                   coal.Transform3s(), coal.DistanceRequest(),
+                                   coal.DistanceResult()],
+        }
+        for make, args in right.items():
+            make(*args)()
+            for k in range(5):
+                for wrong in [*objects, *right[_native.CollideCall], *right[_native.DistanceCall]]:
+                    try:
+                        call = make(*args[:k], wrong, *args[k + 1:])
+                    except TypeError:
+                        n += 1
+                        continue
+                    call()
+                    n += 1
+        # Rows of every layout, parameters of every length.
+        for kind in (-1, 0, 1, 2):
+            for params in (np.zeros(0), np.zeros(5), np.zeros(35), np.full(35, np.nan),
+                           np.zeros(36), np.zeros((5, 1))):
+                for rows in (np.zeros((0, 4, 4)), np.zeros((3, 4, 4)), np.zeros((3, 3)),
+                             np.full((3, 3), np.inf), np.zeros((3, 4)), np.zeros((2, 4, 4))[:, ::2],
+                             np.zeros((3, 3), dtype=np.float32), np.zeros(3)):
+                    for check in (True, False, None, "x"):
+                        try:
+                            _native.collide_rows(kind, params, rows, check, 1e6)
+                        except TypeError:
+                            pass
+                        n += 1
         gc.collect()
         print("ok", n)
         """
@@ -557,3 +625,162 @@ def test_near_spheres_refuses_mismatched_arrays() -> None:
         _native.near_spheres(c, r, c, r, "0")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"centres and radii must be float64 arrays"):
         _native.nearest_order(c, np.zeros(3), c, r, 0.0)
+
+
+# ------------------------------------------------------------------ cached pair calls
+
+
+def pair_objects() -> tuple[Any, ...]:
+    """A sphere (r 0.1) at x = 0.55 beside a unit box at the origin, as Coal objects."""
+    g1, g2 = coal.Sphere(0.1), coal.Box(1.0, 1.0, 1.0)
+    tf1, tf2 = coal.Transform3s(), coal.Transform3s()
+    tf1.setTranslation(np.array([0.55, 0.0, 0.0]))
+    return g1, g2, tf1, tf2
+
+
+def test_collide_call_runs_the_functor_on_the_objects_it_holds() -> None:
+    g1, g2, tf1, tf2 = pair_objects()
+    request, result = coal.CollisionRequest(), coal.CollisionResult()
+    call = _native.CollideCall(coal.ComputeCollision(g1, g2), tf1, tf2, request, result)
+    assert call() == 1  # 0.05 deep
+    assert result.getContact(0).penetration_depth == pytest.approx(-0.05)
+    tf1.setTranslation(np.array([0.65, 0.0, 0.0]))  # moved in place: read at the next call
+    assert call() == 0 and result.numContacts() == 0  # the result was cleared
+    del request, result, g1, g2  # held by the call (the functor holds the geometries' pointers)
+    gc.collect()
+    tf1.setTranslation(np.array([0.59, 0.0, 0.0]))
+    assert call() == 1
+
+
+def test_distance_call_gives_the_distance_and_witness_points() -> None:
+    g1, g2, tf1, tf2 = pair_objects()
+    functor = coal.ComputeDistance(g1, g2)
+    request, result = coal.DistanceRequest(), coal.DistanceResult()
+    call = _native.DistanceCall(functor, tf1, tf2, request, result)
+    tf1.setTranslation(np.array([0.85, 0.2, 0.0]))
+    assert call() == pytest.approx(0.25)
+    p1, p2 = call.points()
+    np.testing.assert_allclose(p1, [0.75, 0.2, 0.0], atol=1e-12)
+    np.testing.assert_allclose(p2, [0.5, 0.2, 0.0], atol=1e-12)
+    np.testing.assert_array_equal(p1, result.getNearestPoint1())
+    p1[0] = 9.0  # new arrays: the result is not changed
+    assert call.points()[0][0] == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize(
+    ("make", "position", "message"),
+    [
+        (_native.CollideCall, 0, "functor must be a coal.ComputeCollision, got ComputeDistance"),
+        (_native.CollideCall, 1, "tf1 must be a coal.Transform3s, got Sphere"),
+        (_native.CollideCall, 3, "request must be a coal.CollisionRequest, got DistanceRequest"),
+        (_native.DistanceCall, 0, "functor must be a coal.ComputeDistance, got ComputeCollision"),
+        (_native.DistanceCall, 2, "tf2 must be a coal.Transform3s, got NoneType"),
+        (_native.DistanceCall, 4, "result must be a coal.DistanceResult, got CollisionResult"),
+    ],
+)
+def test_pair_calls_refuse_objects_of_other_classes(make: Any, position: int, message: str) -> None:
+    g1, g2, tf1, tf2 = pair_objects()
+    collide = [
+        coal.ComputeCollision(g1, g2),
+        tf1,
+        tf2,
+        coal.CollisionRequest(),
+        coal.CollisionResult(),
+    ]
+    distance = [
+        coal.ComputeDistance(g1, g2),
+        tf1,
+        tf2,
+        coal.DistanceRequest(),
+        coal.DistanceResult(),
+    ]
+    args = list(collide if make is _native.CollideCall else distance)
+    other = distance if make is _native.CollideCall else collide
+    args[position] = {1: g1, 2: None}.get(position, other[position])
+    with pytest.raises(TypeError, match=message):
+        make(*args)
+    with pytest.raises(TypeError, match="takes 5 arguments, got 4"):
+        make(*args[:4])
+    with pytest.raises(TypeError, match="takes no keyword arguments"):
+        make(*args, extra=1)
+
+
+def test_pair_calls_take_no_arguments() -> None:
+    g1, g2, tf1, tf2 = pair_objects()
+    call = _native.CollideCall(
+        coal.ComputeCollision(g1, g2), tf1, tf2, coal.CollisionRequest(), coal.CollisionResult()
+    )
+    with pytest.raises(TypeError, match="a CollideCall takes no arguments"):
+        call(tf1)  # type: ignore[call-arg]
+
+
+def test_a_coal_exception_in_a_pair_call_is_raised_as_boost_python_raises_it() -> None:
+    # Coal refuses a negative security margin on a mesh with std::invalid_argument, which
+    # Boost.Python raises as ValueError: so does the compiled call.
+    mesh = sc.Mesh(sc.meshes.path("objects/sphere_5k.stl"))
+    g1, g2 = mesh._geometry, coal.Sphere(0.1)
+    tf1, tf2 = coal.Transform3s(), coal.Transform3s()
+    functor = coal.ComputeCollision(g1, g2)
+    request, result = coal.CollisionRequest(), coal.CollisionResult()
+    request.security_margin = -0.1
+    with pytest.raises(ValueError, match="Negative security margin") as raw:
+        functor(tf1, tf2, request, result)
+    with pytest.raises(ValueError, match="Negative security margin") as ours:
+        _native.CollideCall(functor, tf1, tf2, request, result)()
+    assert str(ours.value) == str(raw.value)
+
+
+def test_shape_queries_use_the_compiled_calls_for_coal_functors() -> None:
+    a, b = sc.Sphere(0.1), sc.Cuboid([1.0, 1.0, 1.0])
+    M = np.eye(4)
+    M[0, 3] = 0.55
+    a.T = M
+    assert a.iscollided(b) and a.distance(b) == pytest.approx(-0.05)
+    assert type(a._collide_pairs[b._uid][0]) is _native.CollideCall
+    assert type(a._distance_pairs[b._uid][0]) is _native.DistanceCall
+    # Coal's functors only: the workarounds of quirks.collider are called from Python.
+    h = sc.HalfSpace([0.0, 0.0, 1.0], 0.0)
+    tree = sc.OcTree([[0.0, 0.0, 0.05]], 0.1)
+    assert h.iscollided(tree)
+    assert type(h._collide_pairs[tree._uid][0]) is not _native.CollideCall
+
+
+def test_collide_rows_refuses_bad_arguments() -> None:
+    rows = np.zeros((3, 3))
+    with pytest.raises(TypeError, match=r"kind must be 0 \(spheres\) or 1"):
+        _native.collide_rows(2, np.zeros(5), rows, True, 1.0)
+    with pytest.raises(
+        TypeError, match=r"params must be a C-contiguous float64 array of shape \(35,\)"
+    ):
+        _native.collide_rows(1, np.zeros(5), rows, True, 1.0)
+    with pytest.raises(
+        TypeError, match=r"params must be a C-contiguous float64 array of shape \(5,\)"
+    ):
+        _native.collide_rows(0, np.zeros(10)[::2], rows, True, 1.0)
+    with pytest.raises(
+        TypeError, match=r"rows must be a float64 array of shape \(n, 4, 4\) or \(n, 3\)"
+    ):
+        _native.collide_rows(0, np.zeros(5), np.zeros((3, 4)), True, 1.0)
+    with pytest.raises(TypeError, match="takes 5 arguments, got 4"):
+        _native.collide_rows(0, np.zeros(5), rows, True)  # type: ignore[call-arg]
+
+
+def test_collide_rows_answers_spheres_and_names_the_first_bad_row() -> None:
+    # Sphere a (r 0.2) at the origin, sphere b (r 0.1) at each translation: touching at 0.3.
+    params = np.array([0.0, 0.0, 0.0, 0.2, 0.1])
+    t = np.array([[0.29, 0.0, 0.0], [0.0, 0.31, 0.0], [0.0, 0.0, -0.3], [2.0, 0.0, 0.0]])
+    hit, bad = _native.collide_rows(0, params, t, True, 1e6)
+    assert hit.dtype == np.bool_ and hit.tolist() == [True, False, True, False] and bad == -1
+    t[2, 1] = math.nan
+    hit, bad = _native.collide_rows(0, params, t, True, 1e6)
+    assert bad == 2 and hit.tolist() == [True, False, False, False]
+    t[2, 1] = 0.0
+    assert _native.collide_rows(0, params, t, True, 1.5)[1] == 3  # beyond the limit
+    P = np.tile(np.eye(4), (4, 1, 1))
+    P[:, :3, 3] = t
+    P[1, :3, :3] = np.diag([1.0, 1.0, -1.0])  # a reflection: not rigid
+    assert _native.collide_rows(0, params, P, True, 1e6)[1] == 1
+    hit, bad = _native.collide_rows(0, params, P, False, 1e6)  # unchecked: rotations ignored
+    assert bad == -1 and hit.tolist() == [True, False, True, False]
+    strided = np.repeat(P, 2, axis=2)[:, :, ::2]  # a non-contiguous view of the same poses
+    assert _native.collide_rows(0, params, strided, False, 1e6)[0].tolist() == hit.tolist()

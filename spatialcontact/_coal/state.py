@@ -24,6 +24,8 @@ from typing import Any
 import coal
 import numpy as np
 
+from .. import _native
+
 __all__ = [
     "CACHE_LIMIT",
     "LOCK",
@@ -32,6 +34,7 @@ __all__ = [
     "drop_partner",
     "forget",
     "init_state",
+    "pair_call",
     "remember",
     "thread_entry",
 ]
@@ -103,6 +106,28 @@ def remember(a: Any, b: Any, cache: dict[int, Any], entry: tuple[Any, ...]) -> N
         cache.clear()
     cache[b._uid] = entry
     b._cached_by.add(a)
+
+
+def pair_call(functor: Any, tf1: Any, tf2: Any, request: Any, result: Any) -> Any:
+    """The cached call of one pair query: ``call()`` clears ``result`` and returns
+    ``functor(tf1, tf2, request, result)``.
+
+    For Coal's own functors it is compiled (:class:`~spatialcontact._native.CollideCall`,
+    :class:`~spatialcontact._native.DistanceCall`: no Boost.Python dispatch, about 0.05 µs
+    where the two Python calls cost 0.3); the workarounds of ``quirks.collider`` are called
+    from Python.
+    """
+    kind = type(functor)
+    if kind is coal.ComputeCollision:
+        return _native.CollideCall(functor, tf1, tf2, request, result)
+    if kind is coal.ComputeDistance:
+        return _native.DistanceCall(functor, tf1, tf2, request, result)
+
+    def call() -> Any:
+        result.clear()
+        return functor(tf1, tf2, request, result)
+
+    return call
 
 
 def thread_entry(a: Any, b: Any, kind: str, make: Any) -> tuple[Any, ...]:

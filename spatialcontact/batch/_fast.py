@@ -16,8 +16,8 @@ points over random poses, overlaps included), with two exceptions:
   solves their distance by GJK and EPA, to about 1e-6 m, so distances go to Coal.
 
 :func:`direct_collide` answers ``iscollided`` of two spheres, or of a capsule and a box, for a
-whole chunk of poses of a leaf in no group, straight from the chunk's columns (the same
-answers, with fewer numpy operations on the way: numpy's cost is per operation).
+whole chunk of poses of a leaf in no group, compiled, row by row (the same answers, in one
+pass over the rows, which can also check them).
 """
 
 from __future__ import annotations
@@ -28,15 +28,18 @@ from typing import Any, NamedTuple, Protocol
 import numpy as np
 
 from .. import _closed_form as cf
+from .. import _native
 
 __all__ = [
     "POINT_SHAPES",
+    "DirectCollide",
     "Fixed",
     "Form",
     "Placement",
     "capsule_box_collides",
     "closed_form",
     "direct_collide",
+    "direct_pair",
     "point_form",
     "segment_box_distance",
     "turned",
@@ -483,149 +486,91 @@ def _world(leaf: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.array(leaf._tf.getRotation()), np.array(leaf._tf.getTranslation())
 
 
-def _translations_of(chunk: np.ndarray, translations: bool) -> np.ndarray:
-    """The translations of a chunk of poses (n, 4, 4) or translations (n, 3), as (3, n) rows
-    (a copy from poses, whose rows would be far apart; a view of translations)."""
-    if translations:
-        return chunk.T
-    return np.ascontiguousarray(chunk[:, :3, 3].T)
+_DIRECT = {("sphere", "sphere"), ("cuboid", "capsule"), ("capsule", "cuboid")}
+"""The ``stype`` pairs :func:`direct_collide` answers (``a`` first)."""
 
 
-def _squared_distances(t: np.ndarray, centre: list[float]) -> np.ndarray:
-    """``|t_i - centre|^2`` (n,) for points ``t`` (3, n), row by row (numpy is slow at rows
-    of 3), summed in the order of ``np.einsum("ij,ij->i", v, v)``."""
-    s = np.subtract(t[0], centre[0])
-    s *= s
-    v = np.empty_like(s)
-    for k in (1, 2):
-        np.subtract(t[k], centre[k], out=v)
-        v *= v
-        s += v
-    return s
+def direct_pair(a: Any, b: Any) -> bool:
+    """Whether :func:`direct_collide` answers ``a`` and ``b``: two leaves of such a pair,
+    both with collision on, ``b`` in no group."""
+    return (
+        not a._is_group
+        and not b._is_group
+        and b._parent is None
+        and (a.stype, b.stype) in _DIRECT
+        and a.collision
+        and b.collision
+    )
 
 
-def _outside2(p: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """The squared distance (m,) of points ``p`` (3, m) in a box's frame from the box of half
-    sides ``H`` (3, 1): 0 inside. (``sdf_box(p) <= x`` for ``x >= 0`` is ``_outside2(p) <=
-    x * x``.)"""
-    e = np.abs(p)
-    e -= H
-    np.maximum(e, 0.0, out=e)
-    e *= e
-    out: np.ndarray = e.sum(axis=0)
-    return out
+class DirectCollide:
+    """``iscollided`` of two leaves for rows of poses (n, 4, 4) or translations (n, 3) of
+    ``b``, compiled (:func:`spatialcontact._native.collide_rows`): one pass over the rows,
+    which can also check them.
 
-
-def _spheres_collide(
-    centre: np.ndarray, radius_a: float, radius_b: float, translations: bool
-) -> Callable[[np.ndarray], np.ndarray]:
-    """Sphere ``a`` (centre (3,)) against sphere ``b`` at each row of a chunk: the closed form's
-    answer (``sdf_sphere(centre, t, radius_b) - radius_a <= 0``), row by row of (3, n)."""
-    c = centre.tolist()
-
-    def collide(chunk: np.ndarray) -> np.ndarray:
-        s = _squared_distances(_translations_of(chunk, translations), c)
-        np.sqrt(s, out=s)
-        s -= radius_b
-        s -= radius_a
-        out: np.ndarray = s <= 0.0
-        return out
-
-    return collide
-
-
-def _capsule_box_collide(
-    capsule: Any, box: Any, moving_capsule: bool, R_b: np.ndarray, translations: bool
-) -> Callable[[np.ndarray], np.ndarray]:
-    """A capsule and a box, one of them (``b``, with rotation ``R_b`` kept for translations)
-    at each row of a chunk: the answer of :func:`capsule_box_collides`, in (3, n) layouts.
-
-    Where the bounding spheres of the two are apart, or the signed distance from the box to
-    the capsule's centre exceeds half its length plus its radius, they are apart; where that
-    distance is at most the radius, they meet; the segments of the others are measured.
+    Two spheres: ``|t - centre| - radius_b - radius_a <= 0``. A capsule and a box (either
+    moving): where the bounding spheres of the two are apart, or the segment's bounding box
+    misses the box grown by the radius, they are apart; where the distance from the box to
+    the capsule's centre or an end is at most the radius, they meet; else the slab tests and
+    the segment's distance of :func:`capsule_box_collides` decide.
     """
+
+    __slots__ = ("kind", "params")
+
+    def __init__(self, kind: int, params: np.ndarray) -> None:
+        self.kind, self.params = kind, params
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        """The answers (n,) for rows the caller checked."""
+        hit: np.ndarray = _native.collide_rows(self.kind, self.params, rows, False, 0.0)[0]
+        return hit
+
+    def checked(self, rows: np.ndarray, limit: float, check: bool) -> tuple[np.ndarray, int]:
+        """The answers (n,) and, with ``check``, the index of the first row that is not a
+        rigid pose (or a finite translation within ``±limit``), -1 when every row is (or
+        without ``check``); answers from that row on are False."""
+        hit, bad = _native.collide_rows(self.kind, self.params, rows, check, limit)
+        return hit, bad
+
+
+def _capsule_box_params(
+    capsule: Any, box: Any, moving_capsule: bool, R_b: np.ndarray
+) -> np.ndarray:
+    """The parameters of :class:`DirectCollide` for a capsule and a box (see ``_native.cpp``,
+    ``CapsuleBoxParam``); ``R_b`` is the moving leaf's rotation, kept for translations."""
     R_a, t_a = _world(box if moving_capsule else capsule)
     h = 0.5 * np.asarray(box.scale, dtype=np.float64)
     half_length = 0.5 * capsule.length
     radius = capsule.radius
     reach = (float(np.linalg.norm(h)) + half_length + radius) * (1.0 + _SLACK)
-    reach2 = reach * reach
     far = (half_length + radius) * (1.0 + _SLACK)
-    far2, radius2 = far * far, radius * radius
-    centre = t_a.tolist()
-    H = h[:, None]
-    grown = H + radius * (1.0 + _SLACK)
-    rowwise = not translations  # the capsule's half segment differs from row to row
-    if moving_capsule:  # the capsule's half segment in the box's frame, when fixed
-        fixed_half = R_a.T @ (half_length * R_b[:, 2:3])
+    if moving_capsule:  # the capsule's half segment in the box's frame, for translations
+        fixed_half = R_a.T @ (half_length * R_b[:, 2])
     else:
-        fixed_half = R_b.T @ (half_length * R_a[:, 2:3])
-
-    def collide(chunk: np.ndarray) -> np.ndarray:
-        t = _translations_of(chunk, translations)
-        hit = np.zeros(len(chunk), dtype=bool)
-        near = np.flatnonzero(_squared_distances(t, centre) <= reach2)
-        if not len(near):
-            return hit
-        v = np.subtract(t[:, near], t_a[:, None], order="C")  # from a's centre to b's (3, m)
-        if moving_capsule:
-            p = R_a.T @ v  # the capsule's centre in the box's frame
-            if translations:
-                u = fixed_half
-            else:
-                u = R_a.T @ (half_length * chunk[near, :3, 2].T)
-        elif translations:
-            p = R_b.T @ -v
-            u = fixed_half
-        else:
-            R = chunk[near, :3, :3]  # (m, 3, 3): the box's frames
-            p = np.einsum("nji,jn->in", R, -v)
-            u = np.einsum("nji,j->in", R, half_length * R_a[:, 2])
-        # Apart when the segment's bounding box misses the box grown by the radius.
-        gap = np.abs(p)
-        gap -= np.abs(u)
-        gap -= grown
-        rows = np.flatnonzero(~(gap > 0.0).any(axis=0))
-        p = p[:, rows]
-        if rowwise:
-            u = u[:, rows]
-        # Meeting when the centre or an end lies within the radius of the box; apart when the
-        # centre is farther than half the length and the radius.
-        o2 = _outside2(p, H)
-        sure = o2 <= radius2
-        hit[near[rows[sure]]] = True
-        keep = ~sure & (o2 <= far2)
-        rows, p = rows[keep], p[:, keep]
-        if rowwise:
-            u = u[:, keep]
-        m = len(rows)
-        ends = _outside2(np.concatenate([p + u, p - u], axis=1), H)
-        ends = np.minimum(ends[:m], ends[m:]) <= radius2
-        hit[near[rows[ends]]] = True
-        rest = ~ends
-        if rest.any():
-            p = p[:, rest]
-            u = u[:, rest] if rowwise else u
-            hit[near[rows[rest]]] = _capsule_box_in_frame(p - u, 2.0 * u, h.tolist(), radius)
-        return hit
-
-    return collide
+        fixed_half = R_b.T @ (half_length * R_a[:, 2])
+    return np.concatenate(
+        [
+            [1.0 if moving_capsule else 0.0],
+            t_a,
+            R_a.ravel(),
+            h,
+            [half_length, radius, reach * reach, far * far],
+            h + radius * (1.0 + _SLACK),
+            fixed_half,
+            R_b.ravel(),
+        ]
+    )
 
 
-def direct_collide(a: Any, b: Any, translations: bool) -> Callable[[np.ndarray], np.ndarray] | None:
-    """``iscollided`` of two leaves for a chunk of poses (n, 4, 4) or translations (n, 3) of
-    ``b`` (in the world: ``b`` is in no group), straight from the chunk's columns, or None
-    when the pair has no such path (then the leaf pairs of the kernels answer).
-
-    Pairs: two spheres; a capsule and a box (either way round). The answers are those of
-    the pairs' closed forms.
-    """
+def direct_collide(a: Any, b: Any) -> DirectCollide:
+    """``iscollided`` of the leaves ``a`` and ``b`` (a :func:`direct_pair`) for many poses
+    or translations of ``b`` (in the world: ``b`` is in no group), straight from the rows.
+    The answers are those of the pairs' closed forms."""
     key = (a.stype, b.stype)
     if key == ("sphere", "sphere"):
-        return _spheres_collide(_world(a)[1], a.radius, b.radius, translations)
+        centre = _world(a)[1]
+        return DirectCollide(0, np.array([*centre.tolist(), a.radius, b.radius]))
     R_b = np.asarray(b.T, dtype=np.float64)[:3, :3]
     if key == ("cuboid", "capsule"):
-        return _capsule_box_collide(b, a, True, R_b, translations)
-    if key == ("capsule", "cuboid"):
-        return _capsule_box_collide(a, b, False, R_b, translations)
-    return None
+        return DirectCollide(1, _capsule_box_params(b, a, True, R_b))
+    return DirectCollide(1, _capsule_box_params(a, b, False, R_b))

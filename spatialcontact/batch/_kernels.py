@@ -41,7 +41,16 @@ from ..query import (
     _distance_leaves,
     _witnesses,
 )
-from ._fast import Fixed, Form, closed_form, direct_collide, point_form, turned
+from ._fast import (
+    DirectCollide,
+    Fixed,
+    Form,
+    closed_form,
+    direct_collide,
+    direct_pair,
+    point_form,
+    turned,
+)
 
 __all__ = ["ContactColumns", "Job", "run", "run_points"]
 
@@ -529,11 +538,10 @@ def _collide_block(pairs: _Pairs, block: _Block) -> np.ndarray:
         move = placer.mover(int(pairs.kb[0]))
         tf1 = leaves_a[int(pairs.ka[0])]._tf
         entry = entries[0]
-        functor, tf2, request, result, confirm = entry[:5]
+        call, confirm = entry[0], entry[4]
         for i in np.flatnonzero(todo[:, 0]).tolist():
             move(i)
-            result.clear()
-            if functor(tf1, tf2, request, result) or (confirm is not None and _confirm(entry, tf1)):
+            if call() or (confirm is not None and _confirm(entry, tf1)):
                 hit[i] = True
         return hit
     tfs_a = [leaves_a[k]._tf for k in pairs.ka.tolist()]
@@ -546,11 +554,7 @@ def _collide_block(pairs: _Pairs, block: _Block) -> np.ndarray:
                 placer.mover(kb)(i)
                 placed.add(kb)
             entry = entries[p]
-            functor, tf2, request, result, confirm = entry[:5]
-            result.clear()
-            if functor(tfs_a[p], tf2, request, result) or (
-                confirm is not None and _confirm(entry, tfs_a[p])
-            ):
+            if entry[0]() or (entry[4] is not None and _confirm(entry, tfs_a[p])):
                 hit[i] = True
                 break
     return hit
@@ -737,26 +741,17 @@ def _prepared(job: Job) -> tuple[_Moving, _Pairs | None]:
     return moving, pairs
 
 
-def _direct(job: Job) -> Callable[[np.ndarray], np.ndarray] | None:
+def _direct(job: Job) -> DirectCollide | None:
     """The direct path of :func:`~spatialcontact.batch._fast.direct_collide` for ``job``, or
     None: ``iscollided`` of one leaf against one leaf in no group (``b`` never moves, not even
     its Coal transform). Made for the first chunk and kept in the job."""
     kept = job.prepared
     if kept is not None and len(kept) == 3:
-        found: Callable[[np.ndarray], np.ndarray] | None = kept[2]
+        found: DirectCollide | None = kept[2]
         return found
     found = None
-    a, b = job.a, job.b
-    if (
-        job.kind == "iscollided"
-        and not job.scene
-        and not a._is_group
-        and not b._is_group
-        and b._parent is None
-        and collision_leaves(a)
-        and collision_leaves(b)
-    ):
-        found = direct_collide(a, b, job.translations)
+    if job.kind == "iscollided" and not job.scene and direct_pair(job.a, job.b):
+        found = direct_collide(job.a, job.b)
     if kept is not None:
         kept[:] = [None, None, found]
     return found

@@ -13,7 +13,7 @@ from .._validate import MAX_COORDINATE, numbers
 from ..errors import InvalidPoseError
 from ..pose import MAX_TRANSLATION, as_poses, pose_values
 
-__all__ = ["check_poses", "check_sound"]
+__all__ = ["check_poses", "check_sound", "refuse_row"]
 
 _TRANSLATION_BLOCK = 32768
 """Translations checked at a time (two passes over each block: a larger block costs less)."""
@@ -68,19 +68,33 @@ def _check_translations(batch: np.ndarray, name: str) -> None:
         block = batch[start : start + _TRANSLATION_BLOCK]
         with np.errstate(invalid="ignore"):
             inside = np.abs(block) <= MAX_COORDINATE  # False for NaN too
-        if inside.all():
-            continue
-        row, column = np.argwhere(~inside)[0].tolist()
-        bad = float(block[row, column])
-        if not math.isfinite(bad):
-            raise InvalidPoseError(f"{name} must be finite, got {bad} at row {start + row}")
-        raise InvalidPoseError(
-            f"{name} must lie within ±{MAX_COORDINATE:g} m on each axis, got {bad:g} at row "
-            f"{start + row}"
-        )
+        if not inside.all():
+            refuse_row(batch, name, start + int(np.argwhere(~inside)[0, 0]))
 
 
-def check_poses(value: Any, name: str, check: bool = True) -> tuple[np.ndarray, bool]:
+def refuse_row(batch: np.ndarray, name: str, row: int) -> None:
+    """Raise the error of :func:`check_poses` for row ``row`` of ``batch`` (N, 4, 4) or
+    (N, 3), known to be bad.
+
+    Raises
+    ------
+    InvalidPoseError
+        Naming the row and what is wrong with it.
+    """
+    if batch.ndim == 3:
+        pose_values(np.ascontiguousarray(batch[row]), f"{name}[{row}]")  # raises
+    values = batch[row].tolist()
+    bad = next(x for x in values if not (abs(x) <= MAX_COORDINATE))
+    if not math.isfinite(bad):
+        raise InvalidPoseError(f"{name} must be finite, got {bad} at row {row}")
+    raise InvalidPoseError(
+        f"{name} must lie within ±{MAX_COORDINATE:g} m on each axis, got {bad:g} at row {row}"
+    )
+
+
+def check_poses(
+    value: Any, name: str, check: bool = True, values: bool = True
+) -> tuple[np.ndarray, bool]:
     """Check a batch of poses or translations before any work is done.
 
     Parameters
@@ -94,6 +108,10 @@ def check_poses(value: Any, name: str, check: bool = True) -> tuple[np.ndarray, 
         False checks only the shape and type of an ``(N, 4, 4)`` batch, not its values: for
         poses the caller computed as rigid transforms. Poses that go to Coal must then still
         pass :func:`check_sound` (the caller's job, as it knows which do).
+    values : bool
+        False checks only the shape and type of the batch, whatever its layout: for a caller
+        that checks every row itself as it reads it, and raises :func:`refuse_row` for the
+        first bad one before giving any answer.
 
     Returns
     -------
@@ -118,10 +136,11 @@ def check_poses(value: Any, name: str, check: bool = True) -> tuple[np.ndarray, 
     if batch.size == 0 and batch.ndim <= 3:
         return np.zeros((0, 4, 4)), False
     if batch.ndim == 2 and batch.shape[1] == 3:
-        _check_translations(batch, name)
+        if values:
+            _check_translations(batch, name)
         return batch, True
     if batch.ndim == 3 and batch.shape[1:] == (4, 4):
-        if check:
+        if check and values:
             _check_rigid(batch, name)
         return batch, False
     hint = " (give a single pose as a list of one)" if batch.shape == (4, 4) else ""

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import numpy as np
 
 from .._base import collision_leaves
 from .._coal import quirks
-from .._validate import bound, coordinate, count, describe, flag, points
+from .._validate import MAX_COORDINATE, bound, coordinate, count, describe, flag, points
 from ..errors import InvalidArgumentError, ShapeTypeError, UnsupportedPairError
 from ..query import _check_shape, _geometries
 from ..scene import Scene
-from ._fast import POINT_SHAPES, closed_form, point_form
+from ._fast import POINT_SHAPES, closed_form, direct_collide, direct_pair, point_form
 from ._kernels import ContactColumns, Job, run, run_points
-from ._poses import check_poses, check_sound
+from ._poses import check_poses, check_sound, refuse_row
 from .chunks import Items, iter_chunks
 from .results import BatchContacts
 
@@ -79,10 +79,28 @@ class _Translations:
         return np.ascontiguousarray(self.poses[index, :3, 3])
 
 
+class _Unchecked(NamedTuple):
+    """A batch of :func:`_prepare` for the direct path: its rows are checked (when
+    ``check``) as they are answered, in one pass (``DirectCollide.checked``)."""
+
+    rows: np.ndarray
+    check: bool
+
+
 def _job(
     kind: str, a: Any, b: Any, poses: Any, check: Any = True, **options: Any
 ) -> tuple[Job, Items]:
     """Check every argument before any work, and describe the work."""
+    job, items = _prepare(kind, a, b, poses, check, False, **options)
+    assert not isinstance(items, _Unchecked)
+    return job, items
+
+
+def _prepare(
+    kind: str, a: Any, b: Any, poses: Any, check: Any, whole: bool, **options: Any
+) -> tuple[Job, Items | _Unchecked]:
+    """:func:`_job`; with ``whole`` (the caller answers the batch at once, here), a pair of
+    :func:`~spatialcontact.batch._fast.direct_pair` gets its rows as an :class:`_Unchecked`."""
     scene = isinstance(a, Scene)
     if scene and kind not in ("iscollided", "distance"):
         raise ShapeTypeError(
@@ -95,7 +113,12 @@ def _job(
     if not scene:
         _separate(a, b)
     checked = flag(check, "check")
-    batch, translations = check_poses(poses, "poses", checked)
+    fused = whole and kind == "iscollided" and not scene and direct_pair(a, b)
+    batch, translations = check_poses(poses, "poses", checked, values=not fused)
+    if fused:
+        return Job(kind, a, b, translations, scene, prepared=[]), _Unchecked(
+            batch, checked or translations
+        )
     items: Items = batch
     closed = not scene and kind != "contacts"
     if not scene:
@@ -130,6 +153,15 @@ def _chunks(
 
 
 # -------------------------------------------------------------------------------- iscollided
+
+
+def _direct_answers(job: Job, batch: _Unchecked) -> np.ndarray:
+    """``iscollided`` of a direct pair for every row, in one pass that checks the rows too;
+    the first bad row raises (no answer is given)."""
+    hit, bad = direct_collide(job.a, job.b).checked(batch.rows, MAX_COORDINATE, batch.check)
+    if bad >= 0:
+        refuse_row(batch.rows, "poses", bad)
+    return hit
 
 
 def iter_iscollided(
@@ -231,7 +263,11 @@ def iscollided(
     >>> ball.T[:3, 3].tolist()  # ball is back where it was
     [0.0, 0.0, 0.0]
     """
-    job, batch = _job("iscollided", a, b, poses, check)
+    job, batch = _prepare("iscollided", a, b, poses, check, executor is None and progress is False)
+    if isinstance(batch, _Unchecked):
+        if chunk_size is not None:
+            count(chunk_size, "chunk_size", 1)  # checked as iter_chunks does; no chunks here
+        return _direct_answers(job, batch)
     shape = (len(batch), len(cast(Scene, a).names)) if job.scene else (len(batch),)
     out = np.empty(shape, dtype=bool)
     for start, hit in _chunks(job, batch, chunk_size, executor, progress):

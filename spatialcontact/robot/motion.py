@@ -511,7 +511,7 @@ class _Motions:
         d = math.inf
         if tier == 3:
             other = self.hull(b, sample) if key < self.n_self else self.view.shapes[o]  # type: ignore[union-attr]
-            d = _distance(self.hull(a, sample), other) - DISTANCE_SLACK
+            d = self.hull(a, sample).distance(other) - DISTANCE_SLACK
             if not exact or d > 0.0:
                 self.value[sample, key] = max(d, self.value[sample, key])
                 self.tier[sample, key] = 4 if exact else 3
@@ -530,16 +530,10 @@ class _Motions:
         if any(x.iscollided(y) for x, y in pairs):
             return False
         if not exact:
-            d = min(_distance(x, y) for x, y in pairs) - DISTANCE_SLACK
+            d = min(x.distance(y) for x, y in pairs) - DISTANCE_SLACK
         self.value[sample, key] = max(d, self.value[sample, key])
         self.tier[sample, key] = 4
         return True
-
-
-def _distance(a: CollisionShape, b: CollisionShape) -> float:
-    """Coal's signed distance between two shapes (as ``closest_point`` gives it)."""
-    d = a.closest_point(b, inf_dist=math.inf)[0]
-    return math.inf if d is None else float(d)
 
 
 def check_motions(
