@@ -35,6 +35,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace {
 
@@ -219,6 +220,19 @@ coal::Transform3s* transform_of(PyObject* obj, const char* name) {
   return static_cast<coal::Transform3s*>(p);
 }
 
+// The C++ object held by the Boost.Python instance `obj`, or nullptr with a TypeError.
+template <class T>
+T* held_by(PyObject* obj, const char* name, const char* cls) {
+  void* p = boost::python::converter::get_lvalue_from_python(
+      obj, boost::python::converter::registered<T>::converters);
+  if (p == nullptr) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "%s must be a coal.%s, got %.100s", name, cls,
+                 Py_TYPE(obj)->tp_name);
+  }
+  return static_cast<T*>(p);
+}
+
 bool arity(const char* function, Py_ssize_t given, Py_ssize_t wanted) {
   if (given == wanted) return true;
   PyErr_Format(PyExc_TypeError, "%s takes %zd arguments, got %zd", function, wanted, given);
@@ -353,6 +367,34 @@ PyObject* place_all(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   if (targets != small) delete[] targets;
   if (!ok) return nullptr;
+  Py_RETURN_NONE;
+}
+
+PyObject* place_objects(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("place_objects", nargs, 2)) return nullptr;
+  PyObject* objects = args[0];
+  PyObject* tfs = args[1];
+  if (!PyTuple_Check(objects) || !PyTuple_Check(tfs) ||
+      PyTuple_GET_SIZE(objects) != PyTuple_GET_SIZE(tfs)) {
+    refuse("objects and tfs must be tuples of the same length");
+    return nullptr;
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(objects);
+  // Every entry is looked up before any object is changed: a wrong one changes nothing.
+  std::vector<std::pair<coal::CollisionObject*, const coal::Transform3s*>> found;
+  found.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    coal::CollisionObject* object = held_by<coal::CollisionObject>(
+        PyTuple_GET_ITEM(objects, k), "objects entries", "CollisionObject");
+    if (object == nullptr) return nullptr;
+    const coal::Transform3s* tf = transform_of(PyTuple_GET_ITEM(tfs, k), "tfs entries");
+    if (tf == nullptr) return nullptr;
+    found.emplace_back(object, tf);
+  }
+  for (const auto& [object, tf] : found) {
+    object->setTransform(*tf);
+    object->computeAABB();
+  }
   Py_RETURN_NONE;
 }
 
@@ -865,6 +907,17 @@ PyObject* nearest_order(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return Py_BuildValue("(NNN)", values, rows, columns);
 }
 
+PyObject* nearest_pair(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("nearest_pair", nargs, 5)) return nullptr;
+  std::vector<Gap> gaps;
+  double cutoff;
+  if (!sphere_gaps(args, gaps, cutoff)) return nullptr;
+  if (gaps.empty()) Py_RETURN_NONE;
+  const Gap& first = *std::min_element(
+      gaps.begin(), gaps.end(), [](const Gap& x, const Gap& y) { return x.gap < y.gap; });
+  return Py_BuildValue("(nn)", first.i, first.j);
+}
+
 PyObject* world_point(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("world_point", nargs, 2)) return nullptr;
   coal::Transform3s* tf = transform_of(args[0], "tf");
@@ -1133,19 +1186,6 @@ PyObject* collide_rows(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 // ---------------------------------------------------------------- cached pair queries
 
-// The C++ object held by the Boost.Python instance `obj`, or nullptr with a TypeError.
-template <class T>
-T* held_by(PyObject* obj, const char* name, const char* cls) {
-  void* p = boost::python::converter::get_lvalue_from_python(
-      obj, boost::python::converter::registered<T>::converters);
-  if (p == nullptr) {
-    PyErr_Clear();
-    PyErr_Format(PyExc_TypeError, "%s must be a coal.%s, got %.100s", name, cls,
-                 Py_TYPE(obj)->tp_name);
-  }
-  return static_cast<T*>(p);
-}
-
 // The exception being handled, raised as Boost.Python's translator raises it.
 void raise_coal_error() {
   try {
@@ -1320,6 +1360,37 @@ PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
     "objects, held); points() gives the witness points.",
     distance_call_new, kDistanceMethods);
 
+// For each axis of tf1's frame, the axis of tf2's frame parallel to it (both rotations'
+// columns, to `tolerance`), or None when the frames are not aligned: the rule of
+// spatialcontact._coal.quirks for boxes, in the same order of operations.
+PyObject* axis_map(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("axis_map", nargs, 3)) return nullptr;
+  const coal::Transform3s* tf1 = transform_of(args[0], "tf1");
+  if (tf1 == nullptr) return nullptr;
+  const coal::Transform3s* tf2 = transform_of(args[1], "tf2");
+  if (tf2 == nullptr) return nullptr;
+  const double tolerance = PyFloat_AsDouble(args[2]);
+  if (tolerance == -1.0 && PyErr_Occurred()) return nullptr;
+  const coal::Matrix3s& r1 = tf1->getRotation();
+  const coal::Matrix3s& r2 = tf2->getRotation();
+  long axis[3];
+  for (int i = 0; i < 3; ++i) {
+    const double a0 = r1(0, i), a1 = r1(1, i), a2 = r1(2, i);
+    double along[3];
+    for (int j = 0; j < 3; ++j) along[j] = std::fabs(a0 * r2(0, j) + a1 * r2(1, j) + a2 * r2(2, j));
+    axis[i] = -1;
+    for (int j = 0; j < 3 && axis[i] < 0; ++j) {
+      const double other1 = along[(j + 1) % 3], other2 = along[(j + 2) % 3];
+      if (std::fabs(along[j] - 1.0) <= tolerance && other1 <= tolerance && other2 <= tolerance) {
+        axis[i] = j;
+      }
+    }
+    if (axis[i] < 0) Py_RETURN_NONE;  // most pairs leave here, after one column
+  }
+  if (axis[0] == axis[1] || axis[1] == axis[2] || axis[0] == axis[2]) Py_RETURN_NONE;
+  return Py_BuildValue("(lll)", axis[0], axis[1], axis[2]);
+}
+
 PyMethodDef kMethods[] = {
     {"is_rigid", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(is_rigid)),
      METH_FASTCALL,
@@ -1337,6 +1408,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "place_all(tfs, world, P, out): out[k] = world @ P[k] (P[k] when world is None), and "
      "tfs[k] (a Transform3s, or None to skip) set to it; poses are not checked."},
+    {"place_objects",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(place_objects)),
+     METH_FASTCALL,
+     "place_objects(objects, tfs): give each coal.CollisionObject of the tuple objects the "
+     "transform of the same place in the tuple tfs, and compute its world box."},
     {"compose_all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(compose_all)),
      METH_FASTCALL,
      "compose_all(A, B, out): out[i, j] = A[i] @ B[j] for rigid poses A (n, 4, 4) and "
@@ -1362,6 +1438,15 @@ PyMethodDef kMethods[] = {
      "check, stop at the first row that is not a rigid pose (or a finite translation within "
      "limit) and give its index as bad (else -1). hit is a new bool array, False from bad on. "
      "See spatialcontact.batch._fast.DirectCollide."},
+    {"axis_map", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(axis_map)),
+     METH_FASTCALL,
+     "axis_map(tf1, tf2, tolerance) -> (i, j, k) or None: for each axis of tf1's frame, the "
+     "axis of tf2's frame parallel to it, or None when the frames are not aligned."},
+    {"nearest_pair",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(nearest_pair)),
+     METH_FASTCALL,
+     "nearest_pair(ca, ra, cb, rb, cutoff) -> (i, j) or None: the first pair of nearest_order "
+     "(the smallest gap, the first in row order on a tie), without sorting the others."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

@@ -347,8 +347,13 @@ def _repaired(
 ) -> Any:
     """The answer of a cached distance entry (see :func:`_distance_entry`) once Coal has put
     ``d`` in ``result``: ``result``, or what replaces it (read the same way)."""
-    # quirks.is_suspect inlined; a positive d never is, NaN always is (quirks A).
-    if not d > 0.0 and (not keep[2] < d or keep[3] <= d <= keep[4] or d <= keep[5]):
+    # quirks.is_suspect inlined; a positive d never is, NaN always is (quirks A). Overlapping
+    # boxes (the ceiling) are rechecked only when aligned: recheck keeps Coal's answer else.
+    if not d > 0.0 and (
+        not keep[2] < d
+        or keep[3] <= d <= keep[4]
+        or (d <= keep[5] and _native.axis_map(a._tf, b._tf, 1e-10) is not None)
+    ):
         result = _rechecked(keep, a._tf, b._tf, result)
         d = result.min_distance
     if d < below:  # overlap Coal's distance does not measure as defined here
@@ -388,22 +393,26 @@ def _nearest(a: CollisionShape, b: CollisionShape, limit: float) -> Any:
     leaves_a, ca, ra = _bounds(a)
     leaves_b, cb, rb = _bounds(b)
     # The pair with the smallest bounding-sphere gap first: its distance bounds which other
-    # pairs can win; the rest in order of their gaps, until a gap exceeds the best distance.
-    gaps, rows, columns = _native.nearest_order(ca, ra, cb, rb, limit)
-    if not len(gaps):
+    # pairs can win (a gap is a lower bound of the distance); then those, in order of their
+    # gaps, until a gap exceeds the best distance.
+    first = _native.nearest_pair(ca, ra, cb, rb, limit)
+    if first is None:
         return None
 
-    def measure(k: int) -> tuple[float, np.ndarray, np.ndarray]:
-        result, swapped = _distance_leaves(leaves_a[rows[k]], leaves_b[columns[k]])
+    def measure(i: int, j: int) -> tuple[float, np.ndarray, np.ndarray]:
+        result, swapped = _distance_leaves(leaves_a[i], leaves_b[j])
         return (result.min_distance, *_witnesses(result, swapped))
 
-    best = measure(0)
-    for k in range(1, len(gaps)):  # arrays: most pairs are never visited
+    best = measure(*first)
+    gaps, rows, columns = _native.nearest_order(ca, ra, cb, rb, min(limit, best[0]))
+    for k in range(len(gaps)):  # arrays: most pairs are never visited
         if gaps[k] > best[0]:
             break
-        found = measure(k)
-        if found[0] < best[0]:
-            best = found
+        i, j = int(rows[k]), int(columns[k])
+        if (i, j) != first:
+            found = measure(i, j)
+            if found[0] < best[0]:
+                best = found
     return best if best[0] <= limit else None
 
 
@@ -464,11 +473,13 @@ def closest_point(
         if d > inf_dist:
             return None, None, None
         return d, *call.points()
-    result = _repaired(self, other, keep, below, fix, result, d)
-    d = result.min_distance
+    answer = _repaired(self, other, keep, below, fix, result, d)
+    if answer is result:  # Coal's answer stands
+        return (None, None, None) if d > inf_dist else (d, *call.points())
+    d = answer.min_distance
     if d > inf_dist:
         return None, None, None
-    return d, result.getNearestPoint1(), result.getNearestPoint2()
+    return d, answer.getNearestPoint1(), answer.getNearestPoint2()
 
 
 def _closest_point_slow(

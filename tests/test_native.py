@@ -376,7 +376,8 @@ def test_hostile_arguments_never_crash() -> None:
                          (_native.compose_all, 3), (_native.closed_form, 7),
                          (_native.near_spheres, 5), (_native.nearest_order, 5),
                          (_native.CollideCall, 5), (_native.DistanceCall, 5),
-                         (_native.collide_rows, 5)]:
+                         (_native.collide_rows, 5), (_native.axis_map, 3),
+                         (_native.nearest_pair, 5), (_native.place_objects, 2)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -430,6 +431,18 @@ def test_hostile_arguments_never_crash() -> None:
                         n += 1
                         continue
                     call()
+                    n += 1
+        # Objects and transforms, one entry wrong at every place.
+        objects = tuple(coal.CollisionObject(coal.Box(1, 1, 1)) for _ in range(5))
+        tfs = tuple(coal.Transform3s() for _ in range(5))
+        for k in range(5):
+            for wrong in (None, coal.Box(1, 1, 1), coal.Transform3s(), objects[0], 1.0):
+                for args in (((*objects[:k], wrong, *objects[k + 1:]), tfs),
+                             (objects, (*tfs[:k], wrong, *tfs[k + 1:]))):
+                    try:
+                        _native.place_objects(*args)
+                    except TypeError:
+                        pass
                     n += 1
         # Rows of every layout, parameters of every length.
         for kind in (-1, 0, 1, 2):
@@ -784,3 +797,108 @@ def test_collide_rows_answers_spheres_and_names_the_first_bad_row() -> None:
     assert bad == -1 and hit.tolist() == [True, False, True, False]
     strided = np.repeat(P, 2, axis=2)[:, :, ::2]  # a non-contiguous view of the same poses
     assert _native.collide_rows(0, params, strided, False, 1e6)[0].tolist() == hit.tolist()
+
+
+# ------------------------------------------------------------------------- axis_map
+
+
+def axis_map_rule(r1: list[list[float]], r2: list[list[float]], tolerance: float) -> Any:
+    """The alignment rule of boxes, written out in plain floats."""
+    axis = []
+    for i in range(3):
+        along = [abs(sum(r1[k][i] * r2[k][j] for k in range(3))) for j in range(3)]
+        found = [
+            j
+            for j in range(3)
+            if abs(along[j] - 1.0) <= tolerance
+            and all(along[m] <= tolerance for m in range(3) if m != j)
+        ]
+        if not found:
+            return None
+        axis.append(found[0])
+    return tuple(axis) if len(set(axis)) == 3 else None
+
+
+def transform(R: np.ndarray) -> coal.Transform3s:
+    tf = coal.Transform3s()
+    tf.setRotation(R)
+    return tf
+
+
+@settings(max_examples=300)
+@given(
+    rigid_poses,
+    st.permutations([0, 1, 2]),
+    st.lists(st.sampled_from([1.0, -1.0]), min_size=3, max_size=3),
+    st.sampled_from([0.0, 1e-12, 1e-9, 0.3]),
+)
+def test_axis_map_is_the_rule_of_boxes(
+    M: np.ndarray, order: list[int], signs: list[float], turn: float
+) -> None:
+    # A frame, and the same frame with its axes permuted and flipped (aligned), then turned
+    # about its own first axis by `turn` (aligned within 1e-10 only for the smallest turns).
+    R1 = M[:3, :3]
+    R2 = R1[:, order] * np.array(signs)
+    R2 = R2 @ rotation(np.array([1.0, 0.0, 0.0]), turn)
+    tf1, tf2 = transform(R1), transform(R2)
+    got = _native.axis_map(tf1, tf2, 1e-10)
+    assert got == axis_map_rule(tf1.getRotation().tolist(), tf2.getRotation().tolist(), 1e-10)
+    if turn <= 1e-12:
+        assert got == tuple(order.index(i) for i in range(3))
+    if turn == 0.3:
+        assert got is None
+
+
+def test_axis_map_refuses_what_is_not_a_transform() -> None:
+    with pytest.raises(TypeError, match=r"tf2 must be a coal\.Transform3s, got Box"):
+        _native.axis_map(coal.Transform3s(), coal.Box(1, 1, 1), 1e-10)
+    with pytest.raises(TypeError):
+        _native.axis_map(coal.Transform3s(), coal.Transform3s(), "x")  # type: ignore[arg-type]
+
+
+def test_place_objects_sets_each_transform_and_world_box() -> None:
+    objects = (
+        coal.CollisionObject(coal.Box(1.0, 2.0, 4.0)),
+        coal.CollisionObject(coal.Sphere(0.5)),
+    )
+    tfs = (coal.Transform3s(), coal.Transform3s())
+    tfs[0].setTranslation(np.array([1.0, 0.0, 0.0]))
+    tfs[1].setTranslation(np.array([0.0, -3.0, 0.0]))
+    _native.place_objects(objects, tfs)
+    np.testing.assert_array_equal(objects[0].getTranslation(), [1.0, 0.0, 0.0])
+    box = objects[0].getAABB()
+    np.testing.assert_allclose(box.min_, [0.5, -1.0, -2.0])
+    np.testing.assert_allclose(box.max_, [1.5, 1.0, 2.0])
+    np.testing.assert_allclose(objects[1].getAABB().min_, [-0.5, -3.5, -0.5])
+    _native.place_objects((), ())
+
+
+def test_place_objects_changes_nothing_when_an_entry_is_wrong() -> None:
+    objects = (coal.CollisionObject(coal.Sphere(0.5)), coal.CollisionObject(coal.Sphere(0.5)))
+    moved = coal.Transform3s()
+    moved.setTranslation(np.array([5.0, 0.0, 0.0]))
+    with pytest.raises(TypeError, match=r"tfs entries must be a coal\.Transform3s, got Sphere"):
+        _native.place_objects(objects, (moved, coal.Sphere(1.0)))
+    with pytest.raises(
+        TypeError, match=r"objects entries must be a coal\.CollisionObject, got Transform3s"
+    ):
+        _native.place_objects((objects[0], moved), (moved, moved))
+    with pytest.raises(TypeError, match="objects and tfs must be tuples of the same length"):
+        _native.place_objects(objects, (moved,))
+    with pytest.raises(TypeError, match="objects and tfs must be tuples of the same length"):
+        _native.place_objects(list(objects), [moved, moved])  # type: ignore[arg-type]
+    np.testing.assert_array_equal(objects[0].getTranslation(), [0.0, 0.0, 0.0])
+
+
+def test_nearest_pair_is_the_first_of_nearest_order() -> None:
+    rng = np.random.default_rng(3)
+    for n, m in ((1, 1), (7, 200), (3, 5)):
+        ca, cb = rng.uniform(-1, 1, (n, 3)), rng.uniform(-1, 1, (m, 3))
+        ra, rb = rng.uniform(0, 0.2, n), rng.uniform(0, 0.2, m)
+        for cutoff in (math.inf, 0.3, -10.0):
+            gaps, rows, columns = _native.nearest_order(ca, ra, cb, rb, cutoff)
+            first = _native.nearest_pair(ca, ra, cb, rb, cutoff)
+            assert first == ((int(rows[0]), int(columns[0])) if len(gaps) else None)
+    # a tie goes to the first pair in row order, as in nearest_order
+    c, r = np.zeros((2, 3)), np.zeros(2)
+    assert _native.nearest_pair(c, r, c, r, 1.0) == (0, 0)

@@ -71,11 +71,13 @@ Coal, numpy and the standard library.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import coal
 import numpy as np
+
+from .. import _native
 
 __all__ = [
     "BOX_LIMIT",
@@ -466,36 +468,17 @@ def aligned_boxes(g1: Any, tf1: Any, g2: Any, tf2: Any, tolerance: float = 1e-10
     """
     if g1.getNodeType() != _NT.GEOM_BOX or g2.getNodeType() != _NT.GEOM_BOX:
         return None
-    r1 = tf1.getRotation().tolist()
-    axis = _axis_map(r1, tf2.getRotation().tolist(), tolerance)
-    return None if axis is None else _box_answer(g1, tf1, g2, tf2, r1, axis)
-
-
-def _axis_map(r1: list[list[float]], r2: list[list[float]], tolerance: float) -> list[int] | None:
-    """For each axis of the first frame, the axis of the second parallel to it, or None."""
-    axis = [0, 0, 0]
-    for i in range(3):
-        a0, a1, a2 = r1[0][i], r1[1][i], r1[2][i]
-        x = a0 * r2[0][0] + a1 * r2[1][0] + a2 * r2[2][0]
-        y = a0 * r2[0][1] + a1 * r2[1][1] + a2 * r2[2][1]
-        z = a0 * r2[0][2] + a1 * r2[1][2] + a2 * r2[2][2]
-        x, y, z = abs(x), abs(y), abs(z)
-        if abs(x - 1.0) <= tolerance and y <= tolerance and z <= tolerance:
-            axis[i] = 0
-        elif abs(y - 1.0) <= tolerance and x <= tolerance and z <= tolerance:
-            axis[i] = 1
-        elif abs(z - 1.0) <= tolerance and x <= tolerance and y <= tolerance:
-            axis[i] = 2
-        else:
-            return None  # most pairs leave here, after one row
-    return axis if axis[0] != axis[1] != axis[2] != axis[0] else None
+    axis = _native.axis_map(tf1, tf2, tolerance)
+    if axis is None:
+        return None
+    return _box_answer(g1, tf1, g2, tf2, tf1.getRotation().tolist(), axis)
 
 
 def _box_answer(
-    g1: Any, tf1: Any, g2: Any, tf2: Any, r1: list[list[float]], axis: list[int]
+    g1: Any, tf1: Any, g2: Any, tf2: Any, r1: list[list[float]], axis: Sequence[int]
 ) -> Answer:
     """:func:`aligned_boxes` once the axes are known to be parallel (``axis`` from
-    :func:`_axis_map`, ``r1`` the first box's rotation)."""
+    :func:`spatialcontact._native.axis_map`, ``r1`` the first box's rotation)."""
     t1 = tf1.getTranslation().tolist()
     t2 = tf2.getTranslation().tolist()
     half1 = [abs(float(v)) for v in g1.halfSide]
@@ -632,7 +615,7 @@ def robust_distance(g1: Any, tf1: Any, g2: Any, tf2: Any, guard: Guard | None = 
 
 
 def _aligned_depth(
-    g1: Any, tf1: Any, g2: Any, tf2: Any, r1: list[list[float]], axis: list[int]
+    g1: Any, tf1: Any, g2: Any, tf2: Any, r1: list[list[float]], axis: Sequence[int]
 ) -> float:
     """The signed distance of :func:`_box_answer`, without its witness points (symmetric in
     the two boxes): the cheap test of whether Coal's answer for aligned boxes is right."""
@@ -654,10 +637,10 @@ def _aligned_depth(
 def _aligned_canonical(g1: Any, tf1: Any, g2: Any, tf2: Any) -> Answer | None:
     """:func:`aligned_boxes` of two boxes in their canonical order; None, after only the
     rotation test (usually its first row), when they are not aligned."""
-    r1, r2 = tf1.getRotation().tolist(), tf2.getRotation().tolist()
-    axis = _axis_map(r1, r2, 1e-10)
+    axis = _native.axis_map(tf1, tf2, 1e-10)
     if axis is None:
         return None
+    r1, r2 = tf1.getRotation().tolist(), tf2.getRotation().tolist()
     if is_canonical(g1, tf1, g2, tf2):
         return _box_answer(g1, tf1, g2, tf2, r1, axis)
     back = [0, 0, 0]
@@ -693,10 +676,10 @@ def recheck(g1: Any, tf1: Any, g2: Any, tf2: Any, d: float, guard: Guard) -> Ans
     """
     if _impossible(d, guard):
         return robust_distance(g1, tf1, g2, tf2, guard)
-    r1 = tf1.getRotation().tolist()
-    axis = _axis_map(r1, tf2.getRotation().tolist(), 1e-10)
+    axis = _native.axis_map(tf1, tf2, 1e-10)
     if axis is None:
         return None  # not aligned: Coal's answer stands
+    r1 = tf1.getRotation().tolist()
     if abs(_aligned_depth(g1, tf1, g2, tf2, r1, axis) - d) <= 1e-9 * max(1.0, abs(d)):
         return None  # Coal is right: keep its witness points (ties have several)
     return _aligned_canonical(g1, tf1, g2, tf2)

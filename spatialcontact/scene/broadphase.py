@@ -287,6 +287,7 @@ class Body(Generic[Owner]):
         "octrees",
         "owner",
         "placed",
+        "placing",
         "self_collision",
         "serial",
         "tree",
@@ -308,6 +309,9 @@ class Body(Generic[Owner]):
         """The epoch its leaves' bounding spheres were measured at."""
         self.placed = -1
         """The epoch its leaves' probes were placed at."""
+        self.placing: tuple[tuple[Any, ...], tuple[Any, ...], tuple[Any, ...]] | None = None
+        """Its managed leaves' probes, their shapes' Coal transforms and the probes whose boxes
+        need :func:`quirks.fix_box`, made when first placed (None: not yet, or leaves changed)."""
 
     def measure(self) -> None:
         """Bring the bounding spheres of the leaves up to date (once per move)."""
@@ -377,7 +381,7 @@ class Broadphase(Generic[Owner]):
         for leaf in body.leaves:
             self._drop(leaf)
         body.leaves = body.managed = body.octrees = ()
-        body.tree = None
+        body.tree = body.placing = None
         del self._bodies[body]
         self._tier.pop(body, None)
         self._sphere_stale.discard(body)
@@ -423,6 +427,7 @@ class Broadphase(Generic[Owner]):
         body.managed = tuple(leaf for leaf in leaves if leaf.managed)
         body.octrees = tuple(leaf for leaf in leaves if not leaf.managed)
         body.measured = body.placed = -1
+        body.placing = None
         self._spheres = None
 
     def _drop(self, leaf: Leaf[Owner]) -> None:
@@ -619,16 +624,19 @@ class Broadphase(Generic[Owner]):
             tree = body.tree
             if body.placed != body.epoch:  # place the probes where the leaves are
                 body.placed = body.epoch
-                for leaf in managed:  # the hot loop of a moving robot: written out
-                    probe = leaf.probe
-                    if probe is None:
-                        probe = leaf.probe = coal.CollisionObject(
-                            leaf.tree_geometry, _PARKED, False
-                        )
-                    probe.setTransform(leaf.shape._tf)
-                    probe.computeAABB()
-                    if leaf.fix:
-                        quirks.fix_box(probe)
+                placing = body.placing
+                if placing is None:
+                    for leaf in managed:
+                        if leaf.probe is None:
+                            leaf.probe = coal.CollisionObject(leaf.tree_geometry, _PARKED, False)
+                    placing = body.placing = (
+                        tuple(leaf.probe for leaf in managed),
+                        tuple(leaf.shape._tf for leaf in managed),
+                        tuple(leaf.probe for leaf in managed if leaf.fix),
+                    )
+                _native.place_objects(placing[0], placing[1])  # the hot loop of a moving robot
+                for probe in placing[2]:
+                    quirks.fix_box(probe)
                 if tree is not None:
                     tree.update()
             self._data.clear()
