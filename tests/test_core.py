@@ -100,6 +100,33 @@ def test_a_collected_partner_leaves_the_hosts_cache() -> None:
     assert key not in host._collide_pairs
 
 
+def test_a_shape_keeps_the_pairs_of_a_thousand_live_partners() -> None:
+    # A table under 1,000 resting spheres: a scene step asks it of every sphere. Its caches
+    # hold them all, so the next step makes no new Coal functor (a cache emptied at 512
+    # partners made one for every pair, every step: 51 ms where 0.1.0 took 21).
+    table = sc.Cuboid([100.0, 100.0, 1.0], pose=trans(0.0, 0.0, -0.5))
+    spheres = [sc.Sphere(0.1, pose=trans(0.09 * (k % 500), k // 500, 0.09)) for k in range(1000)]
+    first = [table.contacts(s)[0].penetration_depth for s in spheres]
+    entries = dict(table._contact_pairs)
+    assert len(entries) == 1000
+    again = [table.contacts(s)[0].penetration_depth for s in spheres]
+    assert again == first == pytest.approx([-0.01] * 1000)
+    assert all(table._contact_pairs[key] is entry for key, entry in entries.items())
+
+
+def test_a_full_pair_cache_drops_its_older_half(monkeypatch: pytest.MonkeyPatch) -> None:
+    from spatialcontact._coal import state
+
+    monkeypatch.setattr(state, "CACHE_LIMIT", 8)
+    host = sc.Sphere(1.0)
+    partners = [sc.Sphere(0.1, pose=trans(1.05 + 0.2 * k)) for k in range(11)]
+    answers = [host.iscollided(p) for p in partners]
+    assert answers == [True] + [False] * 10
+    # 8 partners filled it; the 9th dropped the first 4; 10 and 11 were added
+    assert list(host._collide_pairs) == [p._uid for p in partners[4:]]
+    assert [host.iscollided(p) for p in partners] == answers  # dropped pairs are made again
+
+
 # --------------------------------------------------------------------------- placement
 
 

@@ -66,7 +66,7 @@ def test_moves_and_queries_keep_no_memory() -> None:
     finally:
         tracemalloc.stop()
     # Registering again as shapes start and stop kept about 200 bytes per query (1 MB here);
-    # the pair caches of the shape queries (at most 512 partners a shape) and the pairs found
+    # the pair caches of the shape queries (at most 4,096 partners a shape) and the pairs found
     # level off near 50 kB.
     assert grown < 200_000, f"{grown} bytes kept over 5,000 queries"
 

@@ -128,6 +128,40 @@ def test_hub_feeds_as_the_written_loop_does(world: Table) -> None:
     assert (by_hub.contact_time, by_hub.started) == (by_hand.contact_time, by_hand.started)
 
 
+def test_many_sensors_on_one_step_read_as_one_sensor_alone() -> None:
+    # A step's contacts are read record by record for the first sensors, then worked out
+    # once for all of them when enough rows were asked for (normals, positions, both sides
+    # of each contact): every sensor must read what it reads alone, in either regime.
+    scene = sc.Scene()
+    scene.add(sc.Cuboid([40.0, 40.0, 1.0], pose=trans(0, 0, -0.5)), "table")
+    for b in range(12):
+        spheres = [sc.Sphere(0.1, pose=trans(0.25 * k, 0, 0.09 - 0.002 * k)) for k in range(5)]
+        scene.add(sc.CollisionShapeGroup(spheres, pose=trans(1.5 * b, 0, 0)), f"brick_{b:02d}")
+    contacts = scene.contacts()
+    assert len(contacts) == 60
+
+    def make() -> list[MatrixContactSensor | ObjectContactSensor]:
+        return [MatrixContactSensor(scene, [1 + b], counterparts="*") for b in range(12)] + [
+            MatrixContactSensor(scene, "*", counterparts="*"),
+            ObjectContactSensor(scene["table"]),
+        ]
+
+    together = make()
+    SensorHub(scene, together, force_model=PenaltyForce(1e4)).feed(contacts, 0.1)
+    for k, alone in enumerate(make()):
+        SensorHub(scene, [alone], force_model=PenaltyForce(1e4)).feed(scene.contacts(), 0.1)
+        mine = together[k]
+        if isinstance(alone, MatrixContactSensor):
+            assert isinstance(mine, MatrixContactSensor)
+            np.testing.assert_allclose(mine.force_matrix, alone.force_matrix, atol=1e-9)
+            np.testing.assert_allclose(mine.position_matrix, alone.position_matrix, atol=1e-9)
+        else:
+            assert isinstance(mine, ObjectContactSensor)
+            np.testing.assert_allclose(mine.force, alone.force, atol=1e-9)
+    # brick_00's 5 spheres dip 0.010, 0.012, ... 0.018 m: 1e4 N/m pushes it up by 700 N
+    np.testing.assert_allclose(together[0].force_matrix[0, 0], [0.0, 0.0, 700.0], atol=1e-9)
+
+
 def test_caller_forces_override_the_model(world: Table) -> None:
     on_box = ObjectContactSensor(world.box)
     hub = SensorHub(world.scene, [on_box], force_model=PenaltyForce(1e4))

@@ -17,6 +17,7 @@ state, run each query under :data:`LOCK`.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from typing import Any
@@ -42,8 +43,9 @@ __all__ = [
 LOCK = threading.RLock()
 """Held by scene queries and by moves of groups, so no thread sees a scene or group half-done."""
 
-CACHE_LIMIT = 512
-"""A shape's pair caches are emptied when they reach this many partners."""
+CACHE_LIMIT = 4096
+"""A shape's pair cache of one query kind holds at most this many partners: when it is full, the
+older half is dropped (a table under 1,000 resting objects keeps all of their pairs)."""
 
 PAIR_CACHES = ("_collide_pairs", "_distance_pairs", "_contact_pairs")
 """The per-partner caches of each shape, one per query kind."""
@@ -103,7 +105,8 @@ def forget(shape: Any) -> None:
 def remember(a: Any, b: Any, cache: dict[int, Any], entry: tuple[Any, ...]) -> None:
     """Keep ``entry`` (whose last field is the current thread's ident) for the pair ``a``, ``b``."""
     if len(cache) >= CACHE_LIMIT:
-        cache.clear()
+        for old in list(itertools.islice(cache, CACHE_LIMIT // 2)):
+            del cache[old]
     cache[b._uid] = entry
     b._cached_by.add(a)
 

@@ -239,11 +239,15 @@ class StepData:
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The contacts at ``rows`` seen from both sides, for accumulating per object.
 
+        A sensor that needs a few of many contacts reads only those; once the sensors of a
+        step have asked for as many rows as there are contacts, every contact is worked out
+        once and each sensor takes its rows from that.
+
         Parameters
         ----------
         objects : ObjectMap
         rows : ndarray, shape (k,), int
-            The contacts wanted.
+            The contacts wanted: distinct, in increasing order.
 
         Returns
         -------
@@ -253,6 +257,24 @@ class StepData:
             Per row: the force on ``obj`` from ``other`` (3), its tangential part (3), the
             contact position times the force magnitude (3) and the magnitude (1).
         """
+        n = len(self.contacts)
+        key = ("sides", id(objects))
+        every = self._per_scene.get(key)
+        if every is None:
+            asked = self._per_scene.get(("rows asked", id(objects)), 0) + len(rows)
+            if asked <= n:
+                self._per_scene[("rows asked", id(objects))] = asked
+                return self._sides(objects, rows)
+            every = self._per_scene[key] = self._sides(objects, np.arange(n))
+        if len(rows) == n:  # rows are distinct and sorted: all of them
+            return every
+        both = np.concatenate([rows, rows + n])
+        return every[0][both], every[1][both], every[2][both]
+
+    def _sides(
+        self, objects: ObjectMap, rows: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`sides` worked out for ``rows``."""
         i1, i2 = self.objects(objects)
         i1, i2 = i1[rows], i2[rows]
         k = len(rows)
