@@ -150,6 +150,14 @@ class ShapeBase:
         if self._observers:
             self._notify(False)
 
+    def _place_product(self, A: np.ndarray | None, B: np.ndarray, C: np.ndarray | None) -> None:
+        """:meth:`_place` at the world pose ``A @ B @ C`` (rigid (4, 4) poses the package
+        computed, not checked; None for the identity), composed in compiled code."""
+        _native.place_product(self._tf, A, B, C)
+        self._revision += 1
+        if self._observers:
+            self._notify(False)
+
     def _set_local(self, T: np.ndarray) -> None:
         """Take ``T`` (a read-only (4, 4) array, not checked) as this shape's pose ``T``."""
         self._T = T

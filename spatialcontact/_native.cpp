@@ -73,11 +73,17 @@ class Buffer {
   }
 
   Py_ssize_t length() const { return view_.shape[0]; }
+  Py_ssize_t shape(int k) const { return view_.shape[k]; }
 
   // Entry (i, j) of a 2-d buffer, or (n, i, j) of a 3-d one.
   double at(Py_ssize_t i, Py_ssize_t j) const {
     return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
                                             i * view_.strides[0] + j * view_.strides[1]);
+  }
+  double at(Py_ssize_t n, Py_ssize_t b, Py_ssize_t i, Py_ssize_t j) const {
+    return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
+                                            n * view_.strides[0] + b * view_.strides[1] +
+                                            i * view_.strides[2] + j * view_.strides[3]);
   }
   double at(Py_ssize_t n, Py_ssize_t i, Py_ssize_t j) const {
     return *reinterpret_cast<const double*>(static_cast<const char*>(view_.buf) +
@@ -120,6 +126,7 @@ class Buffer {
 };
 
 const Py_ssize_t kShape44[2] = {4, 4};
+const Pose kIdentity = {1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0};
 
 // ---------------------------------------------------------------- poses
 
@@ -316,6 +323,35 @@ PyObject* place(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_TRUE;
 }
 
+PyObject* place_product(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("place_product", nargs, 4)) return nullptr;
+  coal::Transform3s* tf = transform_of(args[0], "tf");
+  if (tf == nullptr) return nullptr;
+  Pose M[3];
+  bool given[3];
+  static const char* const names[3] = {"A", "B", "C"};
+  for (int k = 0; k < 3; ++k) {
+    given[k] = args[k + 1] != Py_None;
+    if (!given[k]) continue;
+    Buffer buffer;
+    if (!buffer.take(args[k + 1], 2, kShape44, false)) {
+      PyErr_Format(PyExc_TypeError, "%s must be None or a float64 array of shape (4, 4)",
+                   names[k]);
+      return nullptr;
+    }
+    buffer.read(M[k]);
+  }
+  Pose product, next;
+  std::memcpy(product, kIdentity, sizeof(Pose));
+  for (int k = 0; k < 3; ++k) {
+    if (!given[k]) continue;
+    compose(product, M[k], next);
+    std::memcpy(product, next, sizeof(Pose));
+  }
+  set_transform(*tf, product);
+  Py_RETURN_NONE;
+}
+
 PyObject* place_all(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("place_all", nargs, 4)) return nullptr;
   PyObject* tfs = args[0];
@@ -396,6 +432,258 @@ PyObject* place_objects(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     object->computeAABB();
   }
   Py_RETURN_NONE;
+}
+
+// The poses of a tree of bodies for many joint values (see spatialcontact.robot.kinematics):
+// body k + 1 turns or slides on its joint by values[n, k] and hangs from body parents[k].
+PyObject* chain_poses(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("chain_poses", nargs, 8)) return nullptr;
+  const Py_ssize_t any_rows[2] = {-1, -1};
+  Buffer values;
+  if (!values.take(args[0], 2, any_rows, false)) {
+    refuse("values must be a float64 array of shape (n, m)");
+    return nullptr;
+  }
+  const Py_ssize_t n = values.length(), m = values.shape(1);
+  const Py_ssize_t nine[2] = {m, 9}, three[2] = {m, 3}, poses[4] = {n, m + 1, 4, 4};
+  Buffer R, A, B, t, slide, out;
+  if (!R.take(args[1], 2, nine, false) || !A.take(args[2], 2, nine, false) ||
+      !B.take(args[3], 2, nine, false) || !t.take(args[4], 2, three, false) ||
+      !slide.take(args[5], 2, three, false)) {
+    refuse("R, A, B must be float64 arrays of shape (m, 9), t and slide of shape (m, 3)");
+    return nullptr;
+  }
+  PyObject* parents = args[6];
+  if (!PyTuple_Check(parents) || PyTuple_GET_SIZE(parents) != m) {
+    refuse("parents must be a tuple of m ints");
+    return nullptr;
+  }
+  std::vector<Py_ssize_t> parent(static_cast<size_t>(m));
+  for (Py_ssize_t k = 0; k < m; ++k) {
+    const Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(parents, k));
+    if (p == -1 && PyErr_Occurred()) return nullptr;
+    if (p < 0 || p > k) {  // a parent comes before its child
+      refuse("parents[k] must be an int from 0 to k");
+      return nullptr;
+    }
+    parent[static_cast<size_t>(k)] = p;
+  }
+  if (!out.take(args[7], 4, poses, true)) {
+    refuse("out must be a writable C-contiguous float64 array of shape (n, m + 1, 4, 4)");
+    return nullptr;
+  }
+  double* dst = out.data();
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    double* body = dst + i * (m + 1) * 16;
+    for (int e = 0; e < 16; ++e) body[e] = (e % 5 == 0) ? 1.0 : 0.0;
+    for (Py_ssize_t k = 0; k < m; ++k) {
+      const double v = values.at(i, k), s = std::sin(v), c = 1.0 - std::cos(v);
+      Pose local;
+      for (int r = 0; r < 3; ++r) {
+        for (int col = 0; col < 3; ++col) {
+          const int e = 3 * r + col;
+          local[4 * r + col] = R.at(k, e) + s * A.at(k, e) + c * B.at(k, e);
+        }
+        local[4 * r + 3] = t.at(k, r) + v * slide.at(k, r);
+      }
+      local[12] = local[13] = local[14] = 0.0;
+      local[15] = 1.0;
+      compose(body + 16 * parent[static_cast<size_t>(k)], local, body + 16 * (k + 1));
+    }
+  }
+  Py_RETURN_NONE;
+}
+
+// A tuple of ints, each in [0, bound), as a vector; false with a TypeError naming `name`.
+bool int_tuple(PyObject* obj, Py_ssize_t bound, const char* name, std::vector<Py_ssize_t>& out) {
+  if (!PyTuple_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple of ints", name);
+    return false;
+  }
+  out.resize(static_cast<size_t>(PyTuple_GET_SIZE(obj)));
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(obj); ++k) {
+    const Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(obj, k));
+    if (v == -1 && PyErr_Occurred()) return false;
+    if (v < 0 || v >= bound) {
+      PyErr_Format(PyExc_TypeError, "%s must hold ints from 0 to %zd", name, bound - 1);
+      return false;
+    }
+    out[static_cast<size_t>(k)] = v;
+  }
+  return true;
+}
+
+// The first bounds of a robot's motion check (see spatialcontact.robot.motion): at each
+// sample, the gap between the bounding spheres of every self pair of parts, then between
+// every part's sphere and every box.
+PyObject* motion_bounds(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("motion_bounds", nargs, 10)) return nullptr;
+  const Py_ssize_t poses[4] = {-1, -1, 4, 4};
+  Buffer T;
+  if (!T.take(args[0], 4, poses, false)) {
+    refuse("T must be a float64 array of shape (s, bodies, 4, 4)");
+    return nullptr;
+  }
+  const Py_ssize_t samples = T.length(), bodies = T.shape(1);
+  std::vector<Py_ssize_t> body, pair_a, pair_b;
+  if (!int_tuple(args[1], bodies, "body", body)) return nullptr;
+  const Py_ssize_t parts = static_cast<Py_ssize_t>(body.size());
+  if (!int_tuple(args[3], parts, "pair_a", pair_a) || !int_tuple(args[4], parts, "pair_b", pair_b))
+    return nullptr;
+  const Py_ssize_t pairs = static_cast<Py_ssize_t>(pair_a.size());
+  const Py_ssize_t part3[2] = {parts, 3}, part1[1] = {parts}, pair1[1] = {pairs};
+  Buffer centre, pair_radius, radius;
+  if (pair_b.size() != pair_a.size() || !centre.take(args[2], 2, part3, false) ||
+      !pair_radius.take(args[5], 1, pair1, false) || !radius.take(args[6], 1, part1, false)) {
+    refuse("centre (parts, 3), pair_radius (pairs,) and radius (parts,) must be float64 arrays, "
+           "pair_a and pair_b of one length");
+    return nullptr;
+  }
+  const Py_ssize_t any9[2] = {-1, 9}, any3[2] = {-1, 3};
+  Buffer rotations, box_centres, half;
+  Py_ssize_t boxes = 0;
+  if (args[7] != Py_None) {
+    if (!rotations.take(args[7], 2, any9, false) || !box_centres.take(args[8], 2, any3, false) ||
+        !half.take(args[9], 2, any3, false) || box_centres.length() != rotations.length() ||
+        half.length() != rotations.length()) {
+      refuse("rotations (b, 9), centres (b, 3) and half (b, 3) must be float64 arrays");
+      return nullptr;
+    }
+    boxes = rotations.length();
+  }
+  const Py_ssize_t width = pairs + parts * boxes;
+  npy_intp shape[2] = {samples, width};
+  PyObject* out = PyArray_SimpleNew(2, shape, NPY_DOUBLE);
+  if (out == nullptr) return nullptr;
+  double* value = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  std::vector<double> c(static_cast<size_t>(3 * parts));
+  for (Py_ssize_t s = 0; s < samples; ++s, value += width) {
+    for (Py_ssize_t p = 0; p < parts; ++p) {  // the part's sphere centre, in the base frame
+      const Py_ssize_t b = body[static_cast<size_t>(p)];
+      const double x = centre.at(p, 0), y = centre.at(p, 1), z = centre.at(p, 2);
+      for (int r = 0; r < 3; ++r) {
+        c[static_cast<size_t>(3 * p + r)] =
+            T.at(s, b, r, 0) * x + T.at(s, b, r, 1) * y + T.at(s, b, r, 2) * z + T.at(s, b, r, 3);
+      }
+    }
+    for (Py_ssize_t k = 0; k < pairs; ++k) {
+      const double* u = &c[static_cast<size_t>(3 * pair_a[static_cast<size_t>(k)])];
+      const double* w = &c[static_cast<size_t>(3 * pair_b[static_cast<size_t>(k)])];
+      const double dx = u[0] - w[0], dy = u[1] - w[1], dz = u[2] - w[2];
+      value[k] = std::sqrt(dx * dx + dy * dy + dz * dz) - pair_radius.at1(k);
+    }
+    for (Py_ssize_t p = 0; p < parts; ++p) {
+      const double* u = &c[static_cast<size_t>(3 * p)];
+      for (Py_ssize_t o = 0; o < boxes; ++o) {
+        const double d[3] = {u[0] - box_centres.at(o, 0), u[1] - box_centres.at(o, 1),
+                             u[2] - box_centres.at(o, 2)};
+        double sum = 0.0;
+        for (int a = 0; a < 3; ++a) {  // along the box's axis a (column a of its rotation)
+          const double local = rotations.at(o, a) * d[0] + rotations.at(o, 3 + a) * d[1] +
+                               rotations.at(o, 6 + a) * d[2];
+          const double excess = std::max(std::fabs(local) - half.at(o, a), 0.0);
+          sum += excess * excess;
+        }
+        value[pairs + p * boxes + o] = std::sqrt(sum) - radius.at1(p);
+      }
+    }
+  }
+  return out;
+}
+
+// The separating-axis bounds of a robot's motion check (see spatialcontact.robot.motion):
+// for each (sample, part, box), along each axis of the box, the gap between the box and the
+// part's bounding-box corners placed by the part's body at the sample; the largest.
+PyObject* box_separations(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("box_separations", nargs, 9)) return nullptr;
+  const Py_ssize_t poses[4] = {-1, -1, 4, 4}, corner_shape[3] = {-1, 8, 3};
+  const Py_ssize_t any9[2] = {-1, 9}, any3[2] = {-1, 3};
+  Buffer T, corners, rotations, centres, half;
+  if (!T.take(args[0], 4, poses, false) || !corners.take(args[5], 3, corner_shape, false) ||
+      !rotations.take(args[6], 2, any9, false) || !centres.take(args[7], 2, any3, false) ||
+      !half.take(args[8], 2, any3, false) || centres.length() != rotations.length() ||
+      half.length() != rotations.length()) {
+    refuse("T (s, bodies, 4, 4), corners (parts, 8, 3), rotations (b, 9), centres (b, 3) and "
+           "half (b, 3) must be float64 arrays");
+    return nullptr;
+  }
+  std::vector<Py_ssize_t> sample, part, box, body;
+  if (!int_tuple(args[1], T.length(), "samples", sample) ||
+      !int_tuple(args[2], corners.length(), "parts", part) ||
+      !int_tuple(args[3], rotations.length(), "boxes", box) ||
+      !int_tuple(args[4], T.shape(1), "body", body))
+    return nullptr;
+  if (part.size() != sample.size() || box.size() != sample.size() ||
+      static_cast<Py_ssize_t>(body.size()) != corners.length()) {
+    refuse("samples, parts and boxes must have one length, body one entry per part");
+    return nullptr;
+  }
+  npy_intp shape[1] = {static_cast<npy_intp>(sample.size())};
+  PyObject* out = PyArray_SimpleNew(1, shape, NPY_DOUBLE);
+  if (out == nullptr) return nullptr;
+  double* value = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  for (size_t k = 0; k < sample.size(); ++k) {
+    const Py_ssize_t s = sample[k], p = part[k], o = box[k], b = body[static_cast<size_t>(p)];
+    double low[3] = {INFINITY, INFINITY, INFINITY}, high[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int corner = 0; corner < 8; ++corner) {
+      double d[3];
+      for (int r = 0; r < 3; ++r) {  // the corner in the base frame, from the box's centre
+        d[r] = T.at(s, b, r, 0) * corners.at(p, corner, 0) +
+               T.at(s, b, r, 1) * corners.at(p, corner, 1) +
+               T.at(s, b, r, 2) * corners.at(p, corner, 2) + T.at(s, b, r, 3) - centres.at(o, r);
+      }
+      for (int a = 0; a < 3; ++a) {  // along the box's axis a
+        const double local = d[0] * rotations.at(o, a) + d[1] * rotations.at(o, 3 + a) +
+                             d[2] * rotations.at(o, 6 + a);
+        low[a] = std::min(low[a], local);
+        high[a] = std::max(high[a], local);
+      }
+    }
+    double best = -INFINITY;
+    for (int a = 0; a < 3; ++a) {
+      best = std::max(best, std::max(low[a] - half.at(o, a), -half.at(o, a) - high[a]));
+    }
+    value[k] = best;
+  }
+  return out;
+}
+
+// Which first-round stretches of a robot's motion check are open (see _open in
+// spatialcontact.robot.motion): not proved free by the bounds at their ends, nor by those at
+// the ends of the half of the motion that holds them.
+PyObject* open_stretches(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("open_stretches", nargs, 3)) return nullptr;
+  const Py_ssize_t any3[3] = {-1, -1, -1};
+  Buffer value, span, halves;
+  if (!value.take(args[0], 3, any3, false) || !span.take(args[1], 3, any3, false) ||
+      !halves.take(args[2], 3, any3, false)) {
+    refuse("value, span and halves must be float64 arrays of 3 dimensions");
+    return nullptr;
+  }
+  const Py_ssize_t motions = value.length(), n = span.shape(1), keys = value.shape(2);
+  if (value.shape(1) != n + 1 || n % 2 != 0 || span.length() != motions ||
+      span.shape(2) != keys || halves.length() != motions || halves.shape(1) != 2 ||
+      halves.shape(2) != keys) {
+    refuse("value (m, n + 1, k), span (m, n, k) and halves (m, 2, k) must agree, n even");
+    return nullptr;
+  }
+  npy_intp shape[3] = {motions, n, keys};
+  PyObject* out = PyArray_SimpleNew(3, shape, NPY_BOOL);
+  if (out == nullptr) return nullptr;
+  npy_bool* open = static_cast<npy_bool*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  const Py_ssize_t h = n / 2;
+  for (Py_ssize_t m = 0; m < motions; ++m) {
+    for (Py_ssize_t j = 0; j < n; ++j) {
+      const Py_ssize_t half = j / h;
+      for (Py_ssize_t k = 0; k < keys; ++k, ++open) {
+        const bool half_proved =
+            value.at(m, half * h, k) + value.at(m, (half + 1) * h, k) > halves.at(m, half, k);
+        const bool proved = value.at(m, j, k) + value.at(m, j + 1, k) > span.at(m, j, k);
+        *open = !proved && !half_proved;
+      }
+    }
+  }
+  return out;
 }
 
 PyObject* compose_all(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -1404,6 +1692,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "place(tf, M, keep, parent_world) -> bool: when M is a rigid float64 (4, 4) array, copy "
      "it into keep and set tf to M (or parent_world @ M); else change nothing, return False."},
+    {"place_product",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(place_product)),
+     METH_FASTCALL,
+     "place_product(tf, A, B, C): set tf to A @ B @ C, float64 (4, 4) rigid poses the caller "
+     "computed (None for the identity); they are not checked."},
     {"place_all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(place_all)),
      METH_FASTCALL,
      "place_all(tfs, world, P, out): out[k] = world @ P[k] (P[k] when world is None), and "
@@ -1413,6 +1706,29 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "place_objects(objects, tfs): give each coal.CollisionObject of the tuple objects the "
      "transform of the same place in the tuple tfs, and compute its world box."},
+    {"chain_poses", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(chain_poses)),
+     METH_FASTCALL,
+     "chain_poses(values, R, A, B, t, slide, parents, out): out[n, 0] = I and out[n, k + 1] = "
+     "out[n, parents[k]] @ L, L the joint transform [R + sin(v) A + (1 - cos(v)) B, t + v "
+     "slide] of v = values[n, k] (see spatialcontact.robot.kinematics)."},
+    {"motion_bounds",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(motion_bounds)),
+     METH_FASTCALL,
+     "motion_bounds(T, body, centre, pair_a, pair_b, pair_radius, radius, rotations, centres, "
+     "half) -> (s, pairs + parts * boxes): at each sample T[s] (bodies, 4, 4), the sphere gaps "
+     "of the part pairs, then of each part and each box (rotations None: no boxes)."},
+    {"box_separations",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(box_separations)),
+     METH_FASTCALL,
+     "box_separations(T, samples, parts, boxes, body, corners, rotations, centres, half) -> "
+     "(n,): for each (samples[k], parts[k], boxes[k]), the largest gap along an axis of the "
+     "box between it and the part's corners placed by T[sample, body[part]]."},
+    {"open_stretches",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(open_stretches)),
+     METH_FASTCALL,
+     "open_stretches(value, span, halves) -> bool (m, n, k): stretch j of key k of motion m is "
+     "open unless value[m, j] + value[m, j + 1] > span[m, j] or the same holds at the ends of "
+     "its half of the motion against halves[m, half]."},
     {"compose_all", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(compose_all)),
      METH_FASTCALL,
      "compose_all(A, B, out): out[i, j] = A[i] @ B[j] for rigid poses A (n, 4, 4) and "

@@ -50,3 +50,43 @@ def nearest_pair(
     ca: np.ndarray, ra: np.ndarray, cb: np.ndarray, rb: np.ndarray, cutoff: float, /
 ) -> tuple[int, int] | None: ...
 def place_objects(objects: tuple[Any, ...], tfs: tuple[Any, ...], /) -> None: ...
+def chain_poses(
+    values: np.ndarray,
+    R: np.ndarray,
+    A: np.ndarray,
+    B: np.ndarray,
+    t: np.ndarray,
+    slide: np.ndarray,
+    parents: tuple[int, ...],
+    out: np.ndarray,
+    /,
+) -> None: ...
+def motion_bounds(
+    T: np.ndarray,
+    body: tuple[int, ...],
+    centre: np.ndarray,
+    pair_a: tuple[int, ...],
+    pair_b: tuple[int, ...],
+    pair_radius: np.ndarray,
+    radius: np.ndarray,
+    rotations: np.ndarray | None,
+    centres: np.ndarray | None,
+    half: np.ndarray | None,
+    /,
+) -> np.ndarray: ...
+def place_product(
+    tf: Any, A: np.ndarray | None, B: np.ndarray | None, C: np.ndarray | None, /
+) -> None: ...
+def box_separations(
+    T: np.ndarray,
+    samples: tuple[int, ...],
+    parts: tuple[int, ...],
+    boxes: tuple[int, ...],
+    body: tuple[int, ...],
+    corners: np.ndarray,
+    rotations: np.ndarray,
+    centres: np.ndarray,
+    half: np.ndarray,
+    /,
+) -> np.ndarray: ...
+def open_stretches(value: np.ndarray, span: np.ndarray, halves: np.ndarray, /) -> np.ndarray: ...

@@ -377,7 +377,8 @@ def test_hostile_arguments_never_crash() -> None:
                          (_native.near_spheres, 5), (_native.nearest_order, 5),
                          (_native.CollideCall, 5), (_native.DistanceCall, 5),
                          (_native.collide_rows, 5), (_native.axis_map, 3),
-                         (_native.nearest_pair, 5), (_native.place_objects, 2)]:
+                         (_native.nearest_pair, 5), (_native.place_objects, 2),
+                         (_native.chain_poses, 8), (_native.motion_bounds, 10)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -902,3 +903,59 @@ def test_nearest_pair_is_the_first_of_nearest_order() -> None:
     # a tie goes to the first pair in row order, as in nearest_order
     c, r = np.zeros((2, 3)), np.zeros(2)
     assert _native.nearest_pair(c, r, c, r, 1.0) == (0, 0)
+
+
+# ------------------------------------------------------------ robots: chains and bounds
+
+
+def test_chain_poses_compose_the_joint_transforms() -> None:
+    # Two revolute joints about z, 1 m apart along x (the second hangs from the first), and a
+    # prismatic joint along y hanging from the root: R = I + sin(v) K + (1 - cos(v)) K^2.
+    K = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    zero = np.zeros(9)
+    R = np.stack([np.eye(3).ravel()] * 3)
+    A = np.stack([K.ravel(), K.ravel(), zero])
+    B = np.stack([(K @ K).ravel(), (K @ K).ravel(), zero])
+    t = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])
+    slide = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    values = np.array([[math.pi / 2, math.pi / 2, 0.5]])
+    out = np.empty((1, 4, 4, 4))
+    _native.chain_poses(values, R, A, B, t, slide, (0, 1, 0), out)
+    np.testing.assert_allclose(out[0, 0], np.eye(4))
+    np.testing.assert_allclose(out[0, 1, :3, 3], [0.0, 0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(out[0, 2, :3, 3], [0.0, 1.0, 0.0], atol=1e-15)  # the elbow
+    np.testing.assert_allclose(out[0, 2, :3, 0], [-1.0, 0.0, 0.0], atol=1e-15)  # turned 180°
+    np.testing.assert_allclose(out[0, 3, :3, 3], [0.0, 0.5, 2.0], atol=1e-15)
+    with pytest.raises(TypeError, match="parents\\[k\\] must be an int from 0 to k"):
+        _native.chain_poses(values, R, A, B, t, slide, (0, 2, 0), out)
+    with pytest.raises(TypeError, match="parents must be a tuple of m ints"):
+        _native.chain_poses(values, R, A, B, t, slide, (0, 1), out)
+    with pytest.raises(TypeError, match="out must be a writable C-contiguous"):
+        _native.chain_poses(values, R, A, B, t, slide, (0, 1, 0), np.empty((1, 3, 4, 4)))
+
+
+def test_motion_bounds_are_the_sphere_gaps() -> None:
+    # Two bodies: the root, and one 1 m up; a part on each (radius 0.1 and 0.2, centred 0.5 m
+    # out along x in its body), one pair, and a unit box at x = 3.
+    T = np.tile(np.eye(4), (2, 2, 1, 1))
+    T[:, 1, 2, 3] = 1.0
+    T[1, 1, :3, :3] = rotation(np.array([0.0, 0.0, 1.0]), math.pi)  # body 1 turned at sample 1
+    centre = np.array([[0.5, 0.0, 0.0], [0.5, 0.0, 0.0]])
+    radius = np.array([0.1, 0.2])
+    box = (np.eye(3).reshape(1, 9), np.array([[3.0, 0.0, 0.0]]), np.full((1, 3), 0.5))
+    value = _native.motion_bounds(
+        T, (0, 1), centre, (0,), (1,), radius[:1] + radius[1:], radius, *box
+    )
+    assert value.shape == (2, 3)
+    np.testing.assert_allclose(value[0], [1.0 - 0.3, 2.0 - 0.1, math.hypot(2.0, 0.5) - 0.2])
+    np.testing.assert_allclose(
+        value[1], [math.hypot(1.0, 1.0) - 0.3, 2.0 - 0.1, math.hypot(3.0, 0.5) - 0.2]
+    )
+    no_boxes = _native.motion_bounds(
+        T, (0, 1), centre, (0,), (1,), radius[:1] + radius[1:], radius, None, None, None
+    )
+    np.testing.assert_array_equal(no_boxes, value[:, :1])
+    with pytest.raises(TypeError, match="body must hold ints from 0 to 1"):
+        _native.motion_bounds(T, (0, 2), centre, (0,), (1,), radius[:1], radius, *box)
+    with pytest.raises(TypeError, match="pair_a and pair_b of one length"):
+        _native.motion_bounds(T, (0, 1), centre, (0,), (1, 0), radius[:1], radius, *box)

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..errors import RobotModelError
 from .urdf import JointSpec, RobotSpec
 
@@ -149,12 +150,21 @@ class Kinematics:
         R_pj = self.T_parent_joint[1:, :3, :3]
         K = np.array([_skew(a) for a in self.axis[1:]]).reshape(-1, 3, 3)
         revolute = ~self.prismatic[1:]
-        self._R_pj = R_pj
         self._t_pj = self.T_parent_joint[1:, :3, 3]
         self._A = (R_pj @ K) * revolute[:, None, None]
         self._B = (R_pj @ K @ K) * revolute[:, None, None]
         self._slide = (R_pj @ self.axis[1:, :, None])[..., 0] * self.prismatic[1:, None]
         self._steps = [(int(b), int(self.parent[b])) for b in range(1, len(self.parent))]
+        # The same for body_poses_many, laid out for _native.chain_poses.
+        nine = [np.ascontiguousarray(x.reshape(-1, 9)) for x in (R_pj, self._A, self._B)]
+        self._chain: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any] = (
+            nine[0],
+            nine[1],
+            nine[2],
+            np.ascontiguousarray(self._t_pj),
+            np.ascontiguousarray(self._slide),
+            tuple(p for _, p in self._steps),
+        )
         # The same for body_poses, as plain floats: R_pj + B, R_pj K, R_pj K^2 (row by row),
         # t_pj and the slide, with each body's degree of freedom, multiplier and offset.
         # R = (R_pj + B) + sin(v) A - cos(v) B.
@@ -223,17 +233,8 @@ class Kinematics:
         ndarray, shape (N, bodies, 4, 4)
         """
         v = self.values(Q)
-        n = len(Q)
-        local = np.empty((n, v.shape[1], 4, 4))
-        s = np.sin(v)[..., None, None]
-        c = (1.0 - np.cos(v))[..., None, None]
-        local[..., :3, :3] = self._R_pj + s * self._A + c * self._B
-        local[..., :3, 3] = self._t_pj + v[..., None] * self._slide
-        local[..., 3, :] = (0.0, 0.0, 0.0, 1.0)
-        out = np.empty((n, v.shape[1] + 1, 4, 4))
-        out[:, 0] = _EYE4
-        for b, p in self._steps:
-            np.matmul(out[:, p], local[:, b - 1], out=out[:, b])
+        out = np.empty((len(Q), v.shape[1] + 1, 4, 4))
+        _native.chain_poses(v, *self._chain, out)  # compiled: numpy's cost is per operation
         return out
 
 

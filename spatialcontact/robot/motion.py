@@ -57,9 +57,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .. import _native
 from ..mesh import ConvexHull, Mesh
 from ..shapes import Capsule, CollisionShape, Cone, Cuboid, Cylinder, Ellipsoid, Sphere
-from .culling import bounding_sphere, box_frames, sphere_box_gaps
+from .culling import bounding_sphere
 from .environment import SceneView
 from .kinematics import _EYE4, Kinematics
 
@@ -211,7 +212,15 @@ class MotionModel:
         self.pair_joints_a = self.chain[self.pair_a] & ~self.chain[self.pair_b]
         self.pair_joints_b = self.chain[self.pair_b] & ~self.chain[self.pair_a]
         self.pair_radius = self.radius[self.pair_a] + self.radius[self.pair_b]
-        self._centre_h = np.hstack([self.centre, np.ones((len(radii), 1))])[:, :, None]
+        # What _native.motion_bounds reads of the parts and their pairs.
+        self.bounds_args = (
+            tuple(self.body.tolist()),
+            np.ascontiguousarray(self.centre, dtype=np.float64),
+            tuple(self.pair_a.tolist()),
+            tuple(self.pair_b.tolist()),
+            np.ascontiguousarray(self.pair_radius, dtype=np.float64),
+            np.ascontiguousarray(self.radius, dtype=np.float64),
+        )
         # Each self pair's, then each part's, rate per unit change of each degree of
         # freedom: of each moving joint's value (bodies 1 on), times |multiplier| for the
         # joints that follow the degree of freedom. A motion's rates are its |dq| times these.
@@ -257,12 +266,6 @@ class MotionModel:
             scene = self._scene = _SceneBounds(self, view, cached)
         return scene
 
-    def centres(self, T_base_body: np.ndarray) -> np.ndarray:
-        """Part sphere centres (S, parts, 3) at samples with ``T_base_body``
-        (S, bodies, 4, 4)."""
-        centres: np.ndarray = (T_base_body[:, self.body] @ self._centre_h)[..., :3, 0]
-        return centres
-
 
 class _SceneBounds:
     """A scene view's obstacles as the motion bounds use them.
@@ -272,10 +275,10 @@ class _SceneBounds:
     view, source
         The view (or None) and the robot's ``_Obstacles`` of it (None without obstacles).
     obstacles : int
-    boxes : (ndarray (B, 3, 3), ndarray (B, 3), ndarray (B, 3)) or None
-        The boxes' rotations and centres in the base frame, and their half sides.
-    frames
-        :func:`box_frames` of the boxes, or None.
+    box_args : tuple
+        The boxes as :func:`spatialcontact._native.motion_bounds` reads them: their rotations
+        (B, 9, row by row) and centres (B, 3) in the base frame and their half sides (B, 3),
+        or three None.
     allowed : ndarray of bool, shape (keys,)
         The pair keys never checked.
     checked : ndarray of int
@@ -291,12 +294,13 @@ class _SceneBounds:
         self.obstacles = 0 if source is None else len(view.shapes)  # type: ignore[union-attr]
         self.allowed = np.zeros(n_self + len(model.body) * self.obstacles, dtype=bool)
         self.allowed_elements: np.ndarray | None = None
-        self.boxes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        self.frames: tuple[np.ndarray, np.ndarray] | None = None
+        self.box_args: tuple[Any, Any, Any] = (None, None, None)
         if source is not None:
             assert view is not None
-            self.boxes = source.rotations, source.centres, view.half
-            self.frames = box_frames(source.rotations, source.centres)
+            self.box_args = tuple(  # type: ignore[assignment]
+                np.ascontiguousarray(x, dtype=np.float64).reshape(len(x), -1)
+                for x in (source.rotations, source.centres, view.half)
+            )
             if source.allowed is not None:
                 self.allowed_elements = source.allowed
                 # A part's pair with an obstacle is allowed when all its elements' are.
@@ -408,8 +412,6 @@ class _Motions:
         self.allowed = scene.allowed
         self.checked = scene.checked
         self.allowed_elements = scene.allowed_elements
-        if scene.boxes is not None and scene.frames is not None:
-            self.boxes, self.frames = scene.boxes, scene.frames
         self.W_moved = model.world_moved(robot.group.world_T)  # the root's world pose
         # Per sample: its motion, parameter, T_base_body (bodies, 4, 4), the bounds (keys,)
         # and their tiers; set by the first add_samples.
@@ -426,18 +428,10 @@ class _Motions:
         Tier 1 is the gap between the part's bounding sphere and the other part's sphere or
         the obstacle's bounding box.
         """
-        model = self.model
         Q = self.Q0[motion] + ts[:, None] * self.dQ[motion]
         T = self.robot._kin.body_poses_many(Q)
-        centres = model.centres(T)  # (S, parts, 3)
         first = len(self.ts)
-        d = centres[:, model.pair_a] - centres[:, model.pair_b]
-        own = np.sqrt(np.einsum("spi,spi->sp", d, d)) - model.pair_radius
-        if self.obstacles:
-            other = sphere_box_gaps(centres, model.radius, self.frames, self.boxes[2])
-            value = np.concatenate([own, other.reshape(len(ts), -1)], axis=1)
-        else:
-            value = own
+        value = _native.motion_bounds(T, *self.model.bounds_args, *self.scene.box_args)
         tier: np.ndarray = np.ones(value.shape, dtype=np.int8)
         if first:  # (else the arrays are _NO_SAMPLES)
             self.motion = np.concatenate([self.motion, motion])
@@ -458,13 +452,16 @@ class _Motions:
         the largest, or the tier-1 gap if that is larger."""
         model = self.model
         p, o = np.divmod(keys - self.n_self, self.obstacles)
-        rotations, centres, half = self.boxes
-        T = self.T[samples, model.body[p]]
-        points = model.corners[p] @ np.swapaxes(T[:, :3, :3], 1, 2)
-        points += T[:, None, :3, 3] - centres[o][:, None, :]
-        local = points @ rotations[o]  # in each box's frame
-        separation = np.maximum(local.min(axis=1) - half[o], -half[o] - local.max(axis=1))
-        self.value[samples, keys] = np.maximum(separation.max(axis=1), self.value[samples, keys])
+        separation = _native.box_separations(
+            self.T,
+            tuple(samples.tolist()),
+            tuple(p.tolist()),
+            tuple(o.tolist()),
+            model.bounds_args[0],
+            model.corners,
+            *self.scene.box_args,
+        )
+        self.value[samples, keys] = np.maximum(separation, self.value[samples, keys])
         self.tier[samples, keys] = 2
 
     def hull(self, part: int, sample: int) -> CollisionShape:
@@ -474,11 +471,9 @@ class _Motions:
             # The hulls are the model's own and only ever asked for distances: moving their
             # Coal transforms (what ``T`` would do, without its checks) is all that is needed.
             model = self.model
-            T = self.T[sample, model.body[part]]
-            offset = model.hull_offset[part]
-            if offset is not None:
-                T = T @ offset
-            hull._place(T if self.W_moved is None else self.W_moved @ T)
+            hull._place_product(
+                self.W_moved, self.T[sample, model.body[part]], model.hull_offset[part]
+            )
             self.hull_at[part] = sample
         return hull
 
@@ -650,11 +645,8 @@ def _open(value: np.ndarray, span: np.ndarray, halves: np.ndarray, free: np.ndar
     """Which first-round stretches (motions, stretches, keys) are open: not proved free by
     the bounds ``value`` (motions, samples, keys) at their ends, nor by those at the ends
     of the half of the motion that holds them, for a motion still ``free``."""
-    n = span.shape[1]
-    h = n // 2
-    ends = value[:, ::h]
-    half_open = ~(ends[:, :-1] + ends[:, 1:] > halves) & free[:, None, None]
-    out: np.ndarray = ~(value[:, :-1] + value[:, 1:] > span) & np.repeat(half_open, h, axis=1)
+    out = _native.open_stretches(value, span, halves)
+    out &= free[:, None, None]
     return out
 
 
