@@ -253,3 +253,15 @@ def test_split_motions_agree_with_bisection(panda: RobotModel, shelf: Scene) -> 
     for free, q0, q1 in zip(four, Q0, Q1, strict=True):
         if free:
             assert discretised_free(panda, q0, q1, shelf)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.integers(0, 20), min_size=1, max_size=60))
+def test_first_of_each_is_numpys_unique(values: list[int]) -> None:
+    from spatialcontact.robot.motion import _first_of_each
+
+    v = np.array(values, dtype=np.intp)
+    _, first, inverse = np.unique(v, return_index=True, return_inverse=True)
+    got_first, got_inverse = _first_of_each(v)
+    np.testing.assert_array_equal(got_first, first)
+    np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))

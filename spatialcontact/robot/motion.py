@@ -568,8 +568,7 @@ def check_motions(
     while len(keys):
         # Split the open stretches into SPLIT equal ones (stretches that share ends share
         # the new samples), then tighten the bounds at their ends as in the first round.
-        ends = sa * len(motions.ts) + sb
-        _, first, inverse = np.unique(ends, return_index=True, return_inverse=True)
+        first, inverse = _first_of_each(sa * len(motions.ts) + sb)
         starts, stops = sa[first], sb[first]
         t0, t1 = motions.ts[starts], motions.ts[stops]
         parts = np.arange(1, SPLIT) / SPLIT  # (SPLIT - 1,)
@@ -577,11 +576,26 @@ def check_motions(
             np.repeat(motions.motion[starts], SPLIT - 1),
             (t0[:, None] + parts * (t1 - t0)[:, None]).reshape(-1),
         ).reshape(-1, SPLIT - 1)[inverse]  # (n, SPLIT - 1)
-        cuts = np.hstack([sa[:, None], new, sb[:, None]])  # (n, SPLIT + 1)
-        keys = np.tile(keys, SPLIT)
+        cuts = np.empty((len(sa), SPLIT + 1), dtype=np.intp)  # (n, SPLIT + 1)
+        cuts[:, 0], cuts[:, 1:-1], cuts[:, -1] = sa, new, sb
+        keys = np.broadcast_to(keys, (SPLIT, len(keys))).reshape(-1)
         sa, sb = cuts[:, :-1].T.reshape(-1), cuts[:, 1:].T.reshape(-1)
         keys, sa, sb = _round(motions, free, keys, sa, sb, tolerance)
     return free
+
+
+def _first_of_each(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_index=True, return_inverse=True)[1:]`` of an int array
+    (n,), with fewer numpy calls: where each distinct value first occurs (in increasing
+    order of the values), and for each entry the rank of its value among them."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.empty(len(values), dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(len(values), dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return order[starts], inverse
 
 
 def _first_round(
