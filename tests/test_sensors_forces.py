@@ -324,6 +324,24 @@ def test_a_force_that_overflows_is_refused(pair: tuple[sc.Sphere, sc.Sphere]) ->
         stiff.magnitudes(deep, approach_speed=[0.0, 1e300])
 
 
+def test_the_undamped_force_is_guarded_only_outside_the_parameter_range(
+    pair: tuple[sc.Sphere, sc.Sphere],
+) -> None:
+    # Within the accepted range (stiffness at most 1e12, exponent at most 3) on depths within
+    # the supported coordinates, no force can overflow and none is checked; a stiffness set
+    # past the range afterwards goes back through the check.
+    a, b = pair
+    deep = sc.Contacts([contact(a, b, -0.1), contact(a, b, -2e6)])
+    model = PenaltyForce(1e12, exponent=3.0)
+    np.testing.assert_allclose(model.magnitudes(deep), [1e12 * 0.1**3, 1e12 * 2e6**3])
+    model.stiffness = 1e300
+    with pytest.raises(
+        SensorValueError,
+        match=r"^the force of contact 1 is not finite \(inf\): stiffness \* overlap\^exponent",
+    ):
+        model.magnitudes(deep)
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [
