@@ -434,6 +434,25 @@ PyObject* place_objects(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   Py_RETURN_NONE;
 }
 
+// A tuple of ints, each in [0, bound), as a vector; false with a TypeError naming `name`.
+bool int_tuple(PyObject* obj, Py_ssize_t bound, const char* name, std::vector<Py_ssize_t>& out) {
+  if (!PyTuple_Check(obj)) {
+    PyErr_Format(PyExc_TypeError, "%s must be a tuple of ints", name);
+    return false;
+  }
+  out.resize(static_cast<size_t>(PyTuple_GET_SIZE(obj)));
+  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(obj); ++k) {
+    const Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(obj, k));
+    if (v == -1 && PyErr_Occurred()) return false;
+    if (v < 0 || v >= bound) {
+      PyErr_Format(PyExc_TypeError, "%s must hold ints from 0 to %zd", name, bound - 1);
+      return false;
+    }
+    out[static_cast<size_t>(k)] = v;
+  }
+  return true;
+}
+
 // The poses of a tree of bodies for many joint values (see spatialcontact.robot.kinematics):
 // body k + 1 turns or slides on its joint by values[n, k] and hangs from body parents[k].
 PyObject* chain_poses(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
@@ -453,20 +472,17 @@ PyObject* chain_poses(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     refuse("R, A, B must be float64 arrays of shape (m, 9), t and slide of shape (m, 3)");
     return nullptr;
   }
-  PyObject* parents = args[6];
-  if (!PyTuple_Check(parents) || PyTuple_GET_SIZE(parents) != m) {
+  std::vector<Py_ssize_t> parent;
+  if (!int_tuple(args[6], m, "parents", parent)) return nullptr;
+  if (static_cast<Py_ssize_t>(parent.size()) != m) {
     refuse("parents must be a tuple of m ints");
     return nullptr;
   }
-  std::vector<Py_ssize_t> parent(static_cast<size_t>(m));
   for (Py_ssize_t k = 0; k < m; ++k) {
-    const Py_ssize_t p = PyLong_AsSsize_t(PyTuple_GET_ITEM(parents, k));
-    if (p == -1 && PyErr_Occurred()) return nullptr;
-    if (p < 0 || p > k) {  // a parent comes before its child
+    if (parent[static_cast<size_t>(k)] > k) {  // a parent comes before its child
       refuse("parents[k] must be an int from 0 to k");
       return nullptr;
     }
-    parent[static_cast<size_t>(k)] = p;
   }
   if (!out.take(args[7], 4, poses, true)) {
     refuse("out must be a writable C-contiguous float64 array of shape (n, m + 1, 4, 4)");
@@ -492,25 +508,6 @@ PyObject* chain_poses(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
     }
   }
   Py_RETURN_NONE;
-}
-
-// A tuple of ints, each in [0, bound), as a vector; false with a TypeError naming `name`.
-bool int_tuple(PyObject* obj, Py_ssize_t bound, const char* name, std::vector<Py_ssize_t>& out) {
-  if (!PyTuple_Check(obj)) {
-    PyErr_Format(PyExc_TypeError, "%s must be a tuple of ints", name);
-    return false;
-  }
-  out.resize(static_cast<size_t>(PyTuple_GET_SIZE(obj)));
-  for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(obj); ++k) {
-    const Py_ssize_t v = PyLong_AsSsize_t(PyTuple_GET_ITEM(obj, k));
-    if (v == -1 && PyErr_Occurred()) return false;
-    if (v < 0 || v >= bound) {
-      PyErr_Format(PyExc_TypeError, "%s must hold ints from 0 to %zd", name, bound - 1);
-      return false;
-    }
-    out[static_cast<size_t>(k)] = v;
-  }
-  return true;
 }
 
 // The first bounds of a robot's motion check (see spatialcontact.robot.motion): at each

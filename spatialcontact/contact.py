@@ -474,23 +474,11 @@ class Contacts(Sequence[Contact]):
         return column
 
     def _normals_and_positions(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``normal[rows]`` and ``pos[rows]`` (k, 3), reading only those records (a sensor
-        needing a few of many contacts) until half of the records have been asked for; then
-        the two columns are built once and indexed (many sensors on one step's contacts)."""
-        columns = self._columns
-        normal, pos = columns.get("normal"), columns.get("pos")
-        if normal is None or pos is None:
-            asked = columns.get("rows asked", 0) + len(rows)
-            if 2 * asked <= len(self._items):
-                columns["rows asked"] = asked
-                return self._read_normals_and_positions(rows)
-            normal, pos = self._read_normals_and_positions(np.arange(len(self._items)))
-            normal, pos = np.ascontiguousarray(normal), np.ascontiguousarray(pos)
-            columns["normal"], columns["pos"] = _frozen(normal), _frozen(pos)
-        return normal[rows], pos[rows]
-
-    def _read_normals_and_positions(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``normal[rows]`` and ``pos[rows]`` (k, 3), read from those records."""
+        """``normal[rows]`` and ``pos[rows]`` (k, 3), reading only those records unless the
+        columns were built (a sensor needing a few of many contacts)."""
+        normal, pos = self._columns.get("normal"), self._columns.get("pos")
+        if normal is not None and pos is not None:
+            return normal[rows], pos[rows]
         items = self._items
         both = np.empty((len(rows), 2, 3))
         for k, r in enumerate(rows.tolist()):

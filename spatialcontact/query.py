@@ -469,16 +469,14 @@ def closest_point(
             return None, None, None
         return d, p1, p2
     d = call()
-    if d > 0.0 and d >= below:  # Coal's answer stands (quirks A checks d <= 0)
-        if d > inf_dist:
-            return None, None, None
-        return d, *call.points()
-    answer = _repaired(self, other, keep, below, fix, result, d)
-    if answer is result:  # Coal's answer stands
-        return (None, None, None) if d > inf_dist else (d, *call.points())
-    d = answer.min_distance
+    answer = result
+    if not (d > 0.0 and d >= below):  # else Coal's answer stands (quirks A checks d <= 0)
+        answer = _repaired(self, other, keep, below, fix, result, d)
+        d = answer.min_distance
     if d > inf_dist:
         return None, None, None
+    if answer is result:
+        return d, *call.points()
     return d, answer.getNearestPoint1(), answer.getNearestPoint2()
 
 

@@ -156,11 +156,11 @@ class Kinematics:
         self._slide = (R_pj @ self.axis[1:, :, None])[..., 0] * self.prismatic[1:, None]
         self._steps = [(int(b), int(self.parent[b])) for b in range(1, len(self.parent))]
         # The same for body_poses_many, laid out for _native.chain_poses.
-        nine = [np.ascontiguousarray(x.reshape(-1, 9)) for x in (R_pj, self._A, self._B)]
+        R9, A9, B9 = (np.ascontiguousarray(x.reshape(-1, 9)) for x in (R_pj, self._A, self._B))
         self._chain: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any] = (
-            nine[0],
-            nine[1],
-            nine[2],
+            R9,
+            A9,
+            B9,
             np.ascontiguousarray(self._t_pj),
             np.ascontiguousarray(self._slide),
             tuple(p for _, p in self._steps),

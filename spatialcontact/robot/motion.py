@@ -297,10 +297,11 @@ class _SceneBounds:
         self.box_args: tuple[Any, Any, Any] = (None, None, None)
         if source is not None:
             assert view is not None
-            self.box_args = tuple(  # type: ignore[assignment]
+            rotations, centres, half = (
                 np.ascontiguousarray(x, dtype=np.float64).reshape(len(x), -1)
                 for x in (source.rotations, source.centres, view.half)
             )
+            self.box_args = (rotations, centres, half)
             if source.allowed is not None:
                 self.allowed_elements = source.allowed
                 # A part's pair with an obstacle is allowed when all its elements' are.

@@ -240,8 +240,8 @@ class StepData:
         """The contacts at ``rows`` seen from both sides, for accumulating per object.
 
         A sensor that needs a few of many contacts reads only those; once the sensors of a
-        step have asked for as many rows as there are contacts, every contact is worked out
-        once and each sensor takes its rows from that.
+        step have asked for half as many rows as there are contacts, every contact is worked
+        out once and each sensor takes its rows from that.
 
         Parameters
         ----------
@@ -262,7 +262,7 @@ class StepData:
         every = self._per_scene.get(key)
         if every is None:
             asked = self._per_scene.get(("rows asked", id(objects)), 0) + len(rows)
-            if asked <= n:
+            if 2 * asked <= n:
                 self._per_scene[("rows asked", id(objects))] = asked
                 return self._sides(objects, rows)
             every = self._per_scene[key] = self._sides(objects, np.arange(n))
