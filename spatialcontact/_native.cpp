@@ -1645,6 +1645,210 @@ PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
     "objects, held); points() gives the witness points.",
     distance_call_new, kDistanceMethods);
 
+// ---------------------------------------------------------------- a small broadphase tier
+
+// The leaves of a few bodies with their bounding spheres, for the one-moved-body query of a
+// small scene (spatialcontact.scene.broadphase): the leaves of a body that moved against
+// those of the others (and against each other, on request) by bounding spheres in plain
+// floats, then, for each pair that may touch, the leaves' own pair query
+// `shapes[i].iscollided(shapes[j])`, i < j. Leaves are in body order, so that i < j is the
+// earlier body's leaf first. Every Python object given is held.
+struct SphereTier {
+  PyObject_HEAD
+  PyObject* held[3];  // tfs, shapes, items (tuples)
+  std::vector<const coal::Transform3s*> tf;
+  std::vector<Vec> local;
+  std::vector<double> radius;
+  std::vector<Py_ssize_t> start;  // start[b] .. start[b + 1]: the leaves of body b
+};
+
+// The tier takes part in garbage collection: a shape may refer to the scene that holds it.
+int sphere_tier_traverse(PyObject* self, visitproc visit, void* arg) {
+  for (PyObject* obj : reinterpret_cast<SphereTier*>(self)->held) Py_VISIT(obj);
+  return 0;
+}
+
+int sphere_tier_clear(PyObject* self) {
+  for (PyObject*& obj : reinterpret_cast<SphereTier*>(self)->held) Py_CLEAR(obj);
+  return 0;
+}
+
+void sphere_tier_dealloc(PyObject* self) {
+  PyObject_GC_UnTrack(self);
+  SphereTier* tier = reinterpret_cast<SphereTier*>(self);
+  for (PyObject*& obj : tier->held) Py_CLEAR(obj);
+  tier->tf.~vector();
+  tier->local.~vector();
+  tier->radius.~vector();
+  tier->start.~vector();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* sphere_tier_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) {
+    PyErr_SetString(PyExc_TypeError, "SphereTier takes no keyword arguments");
+    return nullptr;
+  }
+  if (!arity("SphereTier", PyTuple_GET_SIZE(args), 6)) return nullptr;
+  PyObject* const* a = &PyTuple_GET_ITEM(args, 0);
+  const char* names[3] = {"tfs", "shapes", "items"};
+  const int tuples[3] = {0, 4, 5};
+  for (int k = 0; k < 3; ++k) {
+    if (!PyTuple_Check(a[tuples[k]])) {
+      PyErr_Format(PyExc_TypeError, "%s must be a tuple", names[k]);
+      return nullptr;
+    }
+  }
+  const Py_ssize_t n = PyTuple_GET_SIZE(a[0]);
+  if (PyTuple_GET_SIZE(a[4]) != n || PyTuple_GET_SIZE(a[5]) != n) {
+    refuse("tfs, shapes and items must have one entry per leaf");
+    return nullptr;
+  }
+  const Py_ssize_t centre_shape[2] = {n, 3}, radius_shape[1] = {n};
+  Buffer centres, radii;
+  if (!centres.take(a[1], 2, centre_shape, false)) {
+    refuse("centres must be a float64 array of shape (n, 3), n leaves");
+    return nullptr;
+  }
+  if (!radii.take(a[2], 1, radius_shape, false)) {
+    refuse("radii must be a float64 array of shape (n,), n leaves");
+    return nullptr;
+  }
+  std::vector<Py_ssize_t> body;
+  if (!int_tuple(a[3], n > 0 ? n : 1, "bodies", body)) return nullptr;
+  if (static_cast<Py_ssize_t>(body.size()) != n) {
+    refuse("bodies must have one entry per leaf");
+    return nullptr;
+  }
+  std::vector<const coal::Transform3s*> tf(static_cast<size_t>(n));
+  std::vector<Vec> local(static_cast<size_t>(n));
+  std::vector<double> radius(static_cast<size_t>(n));
+  std::vector<Py_ssize_t> start(1, 0);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    tf[i] = transform_of(PyTuple_GET_ITEM(a[0], i), "tfs[i]");
+    if (tf[i] == nullptr) return nullptr;
+    local[i] = Vec{centres.at(i, 0), centres.at(i, 1), centres.at(i, 2)};
+    radius[i] = radii.at1(i);
+    if (!std::isfinite(local[i].x) || !std::isfinite(local[i].y) || !std::isfinite(local[i].z) ||
+        !(radius[i] >= 0.0)) {
+      refuse("centres must be finite and radii at least 0 (or inf)");
+      return nullptr;
+    }
+    if (i == 0 ? body[i] != 0 : body[i] != body[i - 1] && body[i] != body[i - 1] + 1) {
+      refuse("bodies must number the leaves' bodies 0, 1, ... in order");
+      return nullptr;
+    }
+    if (i > 0 && body[i] != body[i - 1]) start.push_back(i);
+  }
+  start.push_back(n);
+  if (n == 0) start.assign(1, 0);
+  SphereTier* tier = reinterpret_cast<SphereTier*>(type->tp_alloc(type, 0));
+  if (tier == nullptr) return nullptr;
+  new (&tier->tf) std::vector<const coal::Transform3s*>(std::move(tf));
+  new (&tier->local) std::vector<Vec>(std::move(local));
+  new (&tier->radius) std::vector<double>(std::move(radius));
+  new (&tier->start) std::vector<Py_ssize_t>(std::move(start));
+  for (int k = 0; k < 3; ++k) {
+    Py_INCREF(a[tuples[k]]);
+    tier->held[k] = a[tuples[k]];
+  }
+  return reinterpret_cast<PyObject*>(tier);
+}
+
+PyObject* sphere_tier_touching(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("touching", nargs, 2)) return nullptr;
+  SphereTier* tier = reinterpret_cast<SphereTier*>(self);
+  const Py_ssize_t bodies = static_cast<Py_ssize_t>(tier->start.size()) - 1;
+  const Py_ssize_t moved = PyLong_AsSsize_t(args[0]);
+  if (moved == -1 && PyErr_Occurred()) return nullptr;
+  if (moved < 0 || moved >= bodies) {
+    PyErr_Format(PyExc_TypeError, "body must be an int from 0 to %zd", bodies - 1);
+    return nullptr;
+  }
+  const int inside = PyObject_IsTrue(args[1]);
+  if (inside < 0) return nullptr;
+  if (tier->held[1] == nullptr) {
+    PyErr_SetString(PyExc_TypeError, "the tier was cleared");
+    return nullptr;
+  }
+  const Py_ssize_t n = tier->start.back(), first = tier->start[moved],
+                   last = tier->start[moved + 1];
+  std::vector<Vec> centre(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    const coal::Vec3s p = tier->tf[i]->transform(
+        coal::Vec3s(tier->local[i].x, tier->local[i].y, tier->local[i].z));
+    centre[i] = Vec{p[0], p[1], p[2]};
+  }
+  PyObject* found = PyList_New(0);
+  if (found == nullptr) return nullptr;
+  Py_INCREF(self);  // a pair query may drop the caller's reference to this tier
+  static PyObject* method = PyUnicode_InternFromString("iscollided");
+  bool failed = method == nullptr;
+  PyObject* shapes = tier->held[1];
+  PyObject* items = tier->held[2];
+  auto visit = [&](Py_ssize_t i, Py_ssize_t j) {  // i < j
+    const double r = tier->radius[i] + tier->radius[j];
+    if (r != INFINITY) {
+      const double dx = centre[i].x - centre[j].x, dy = centre[i].y - centre[j].y,
+                   dz = centre[i].z - centre[j].z;
+      const double reach = r * (1.0 + 1e-9);
+      if (!(dx * dx + dy * dy + dz * dz <= reach * reach)) return;
+    }
+    // call[0] is free for the callee to use (PY_VECTORCALL_ARGUMENTS_OFFSET).
+    PyObject* call[3] = {nullptr, PyTuple_GET_ITEM(shapes, i), PyTuple_GET_ITEM(shapes, j)};
+    PyObject* answer =
+        PyObject_VectorcallMethod(method, call + 1, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, nullptr);
+    const int touch = answer == nullptr ? -1 : PyObject_IsTrue(answer);
+    Py_XDECREF(answer);
+    if (touch < 0) {
+      failed = true;
+    } else if (touch) {
+      PyObject* pair = PyTuple_Pack(2, PyTuple_GET_ITEM(items, i), PyTuple_GET_ITEM(items, j));
+      if (pair == nullptr || PyList_Append(found, pair) < 0) failed = true;
+      Py_XDECREF(pair);
+    }
+  };
+  for (Py_ssize_t a = first; a < last && !failed; ++a) {
+    for (Py_ssize_t b = 0; b < first && !failed; ++b) visit(b, a);
+    for (Py_ssize_t b = last; b < n && !failed; ++b) visit(a, b);
+    for (Py_ssize_t b = a + 1; inside && b < last && !failed; ++b) visit(a, b);
+  }
+  Py_DECREF(self);
+  if (failed) {
+    Py_DECREF(found);
+    return nullptr;
+  }
+  return found;
+}
+
+PyMethodDef kSphereTierMethods[] = {
+    {"touching",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(sphere_tier_touching)),
+     METH_FASTCALL,
+     "touching(body, inside) -> [(items[i], items[j])]: the pairs of leaves i < j, one of them "
+     "of body number `body` (both, with `inside`, else one of another body), whose bounding "
+     "spheres meet and whose shapes answer shapes[i].iscollided(shapes[j])."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyTypeObject make_sphere_tier_type() {
+  PyTypeObject t{PyVarObject_HEAD_INIT(nullptr, 0)};
+  t.tp_name = "spatialcontact._native.SphereTier";
+  t.tp_basicsize = sizeof(SphereTier);
+  t.tp_dealloc = sphere_tier_dealloc;
+  t.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC;
+  t.tp_traverse = sphere_tier_traverse;
+  t.tp_clear = sphere_tier_clear;
+  t.tp_doc =
+      "SphereTier(tfs, centres, radii, bodies, shapes, items): leaves k (Transform3s tfs[k], "
+      "bounding-sphere centre centres[k] in its frame and radius radii[k], inf for unbounded) "
+      "of the bodies numbered bodies[k] = 0, 1, ... in order; see touching().";
+  t.tp_methods = kSphereTierMethods;
+  t.tp_new = sphere_tier_new;
+  return t;
+}
+
+PyTypeObject kSphereTierType = make_sphere_tier_type();
+
 // For each axis of tf1's frame, the axis of tf2's frame parallel to it (both rotations'
 // columns, to `tolerance`), or None when the frames are not aligned: the rule of
 // spatialcontact._coal.quirks for boxes, in the same order of operations.
@@ -1809,7 +2013,8 @@ PyMODINIT_FUNC PyInit__native(void) {
       PyModule_AddObject(module, "MAX_TRANSLATION", PyFloat_FromDouble(kMaxTranslation)) < 0 ||
       PyModule_AddStringConstant(module, "COAL_VERSION", COAL_VERSION) < 0 ||
       !add_type(module, "CollideCall", &kCollideCallType) ||
-      !add_type(module, "DistanceCall", &kDistanceCallType)) {
+      !add_type(module, "DistanceCall", &kDistanceCallType) ||
+      !add_type(module, "SphereTier", &kSphereTierType)) {
     Py_DECREF(module);
     return nullptr;
   }

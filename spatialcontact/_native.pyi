@@ -90,3 +90,16 @@ def box_separations(
     /,
 ) -> np.ndarray: ...
 def open_stretches(value: np.ndarray, span: np.ndarray, halves: np.ndarray, /) -> np.ndarray: ...
+
+class SphereTier:
+    def __init__(
+        self,
+        tfs: tuple[Any, ...],
+        centres: np.ndarray,
+        radii: np.ndarray,
+        bodies: tuple[int, ...],
+        shapes: tuple[Any, ...],
+        items: tuple[Any, ...],
+        /,
+    ) -> None: ...
+    def touching(self, body: int, inside: bool, /) -> list[tuple[Any, Any]]: ...

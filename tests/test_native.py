@@ -378,7 +378,8 @@ def test_hostile_arguments_never_crash() -> None:
                          (_native.CollideCall, 5), (_native.DistanceCall, 5),
                          (_native.collide_rows, 5), (_native.axis_map, 3),
                          (_native.nearest_pair, 5), (_native.place_objects, 2),
-                         (_native.chain_poses, 8), (_native.motion_bounds, 10)]:
+                         (_native.chain_poses, 8), (_native.motion_bounds, 10),
+                         (_native.SphereTier, 6)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -458,6 +459,24 @@ def test_hostile_arguments_never_crash() -> None:
                         except TypeError:
                             pass
                         n += 1
+        # A small tier: any body number and flag; a pair query that drops the tier.
+        class Dropper:
+            def iscollided(self, other):
+                global tier
+                tier = None
+                gc.collect()
+                return True
+        tfs = (coal.Transform3s(), coal.Transform3s())
+        for shapes in ((1, 2), (Dropper(), Dropper()), (object(), None)):
+            tier = _native.SphereTier(tfs, np.zeros((2, 3)), np.ones(2), (0, 1), shapes, (1, 2))
+            touching = tier.touching
+            for body in objects:
+                for inside in (True, False, "x", np.eye(4), None):
+                    try:
+                        touching(body, inside)
+                    except (TypeError, ValueError, OverflowError, AttributeError):
+                        pass
+                    n += 1
         gc.collect()
         print("ok", n)
         """
@@ -959,3 +978,169 @@ def test_motion_bounds_are_the_sphere_gaps() -> None:
         _native.motion_bounds(T, (0, 2), centre, (0,), (1,), radius[:1], radius, *box)
     with pytest.raises(TypeError, match="pair_a and pair_b of one length"):
         _native.motion_bounds(T, (0, 1), centre, (0,), (1, 0), radius[:1], radius, *box)
+
+
+# ------------------------------------------------------------ scenes: the small tier
+
+
+class Probe:
+    """A stand-in shape: its pair query is a given table, and it records its calls."""
+
+    def __init__(self, name: str, touching: set[tuple[str, str]], calls: list[str]) -> None:
+        self.name = name
+        self.touching = touching
+        self.calls = calls
+
+    def iscollided(self, other: Probe) -> bool:
+        self.calls.append(f"{self.name}{other.name}")
+        return (self.name, other.name) in self.touching
+
+
+def tier_of(
+    centres: list[tuple[float, float, float]],
+    radii: list[float],
+    bodies: tuple[int, ...],
+    shapes: tuple[Any, ...],
+) -> tuple[Any, list[coal.Transform3s]]:
+    tfs = [coal.Transform3s() for _ in centres]
+    tier = _native.SphereTier(
+        tuple(tfs), np.zeros((len(centres), 3)), np.array(radii, dtype=float), bodies,
+        shapes, tuple(s.name for s in shapes),
+    )  # fmt: skip
+    for tf, c in zip(tfs, centres, strict=True):
+        tf.setTranslation(np.array(c, dtype=float))
+    return tier, tfs
+
+
+def test_sphere_tier_asks_the_pair_query_of_near_leaves_only() -> None:
+    # Bodies 0 (leaves a, b), 1 (c) and 2 (d): a at the origin, b 3 m up x, c 1.5 m up x,
+    # d 10 m away; radii 1, 1, 0.6, 1. Spheres meet: a-c (1.5 <= 1.6), b-c (1.5 <= 1.6); a-b
+    # (3 > 2) do not; d meets nothing.
+    calls: list[str] = []
+    touching = {("a", "c")}
+    shapes = tuple(Probe(n, touching, calls) for n in "abcd")
+    tier, _ = tier_of(
+        [(0, 0, 0), (3, 0, 0), (1.5, 0, 0), (10, 0, 0)], [1, 1, 0.6, 1], (0, 0, 1, 2), shapes
+    )
+    assert tier.touching(1, False) == [("a", "c")]
+    assert sorted(calls) == ["ac", "bc"]  # the earlier body's leaf asks
+    calls.clear()
+    assert tier.touching(0, False) == [("a", "c")]
+    assert sorted(calls) == ["ac", "bc"]
+    calls.clear()
+    assert tier.touching(0, True) == [("a", "c")]  # a-b: spheres apart, not asked
+    assert sorted(calls) == ["ac", "bc"]
+    calls.clear()
+    assert tier.touching(2, True) == [] and calls == []
+
+
+def test_sphere_tier_reads_the_transforms_when_asked() -> None:
+    calls: list[str] = []
+    shapes = tuple(Probe(n, {("a", "b")}, calls) for n in "ab")
+    tier, tfs = tier_of([(0, 0, 0), (5, 0, 0)], [1, 1], (0, 1), shapes)
+    assert tier.touching(0, False) == []
+    tfs[1].setTranslation(np.array([2.0, 0.0, 0.0]))  # spheres just touch: asked
+    assert tier.touching(0, False) == [("a", "b")]
+    tfs[1].setTranslation(np.array([2.0 + 1e-6, 0.0, 0.0]))
+    assert tier.touching(0, False) == []
+    # the local centre is placed by the rotation: (1, 0, 0) turned about z is (0, 1, 0)
+    tier = _native.SphereTier(
+        tuple(tfs), np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), np.array([0.5, 0.5]),
+        (0, 1), shapes, ("a", "b"),
+    )  # fmt: skip
+    tfs[0].setRotation(rotation(np.array([0.0, 0.0, 1.0]), math.pi / 2))
+    tfs[1].setTranslation(np.array([0.0, 2.0, 0.0]))
+    assert tier.touching(1, False) == [("a", "b")]
+    tfs[1].setTranslation(np.array([1.0, 0.0, 0.0]))
+    assert tier.touching(1, False) == []
+
+
+def test_sphere_tier_always_asks_an_unbounded_leaf() -> None:
+    calls: list[str] = []
+    shapes = tuple(Probe(n, {("a", "b")}, calls) for n in "ab")
+    tier, _ = tier_of([(0, 0, 0), (1e5, 0, 0)], [math.inf, 1], (0, 1), shapes)
+    assert tier.touching(1, False) == [("a", "b")]
+
+
+def test_sphere_tier_is_the_scene_answer() -> None:
+    # The tier of a scene's broadphase against every pair query, on random placements.
+    rng = np.random.default_rng(5)
+    shapes: list[Any] = [sc.Sphere(0.3), sc.Cuboid([0.4, 0.2, 0.6]), sc.Capsule(0.1, 0.5)]
+    shapes += [sc.Cylinder(0.2, 0.4), sc.Sphere(0.1)]
+    group = sc.CollisionShapeGroup([sc.Sphere(0.2), sc.Cuboid([0.3] * 3)])
+    scene = sc.Scene()
+    for k, shape in enumerate([*shapes, group]):
+        scene.add(shape, f"s{k}", self_collision=shape is group)
+    leaves = [*shapes, *group]
+    broadphase = scene._broadphase
+    for _ in range(200):
+        for shape in leaves:
+            axis, angle = tuple(rng.normal(size=3)), rng.uniform(-3, 3)
+            shape.T = pose(axis, angle, tuple(rng.uniform(-0.6, 0.6, 3)))
+        scene.collisions()  # every body now moving, the tier up to date
+        tier, number = broadphase._small or broadphase._small_tier()
+        body_of = {shape: broadphase.leaf_of(shape).body for shape in leaves}  # type: ignore[union-attr]
+        for body, k in number.items():
+            got = {(a.shape, b.shape) for a, b in tier.touching(k, body.self_collision)}
+            want = set()
+            for i, a in enumerate(leaves):
+                for b in leaves[i + 1 :]:
+                    mine = body in (body_of[a], body_of[b])
+                    same = body_of[a] is body_of[b]
+                    if mine and (not same or body.self_collision) and a.iscollided(b):
+                        want.add((a, b))
+            assert got == want
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (([], np.zeros((0, 3)), np.zeros(0), (), (), ()), "tfs must be a tuple"),
+        (((), np.zeros((0, 3)), np.zeros(0), (), [], ()), "shapes must be a tuple"),
+        (((coal.Transform3s(),), np.zeros((1, 3)), np.zeros(1), (0,), (), ()),
+         "tfs, shapes and items must have one entry per leaf"),
+        (((coal.Transform3s(),), np.zeros((2, 3)), np.zeros(1), (0,), (1,), (1,)),
+         "centres must be a float64 array of shape \\(n, 3\\)"),
+        (((coal.Transform3s(),), np.zeros((1, 3)), np.zeros(1, dtype=np.float32), (0,), (1,),
+          (1,)), "radii must be a float64 array of shape \\(n,\\)"),
+        (((coal.Box(1, 1, 1),), np.zeros((1, 3)), np.zeros(1), (0,), (1,), (1,)),
+         "tfs\\[i\\] must be a coal.Transform3s, got Box"),
+        (((coal.Transform3s(),), np.full((1, 3), np.nan), np.zeros(1), (0,), (1,), (1,)),
+         "centres must be finite and radii at least 0"),
+        (((coal.Transform3s(),), np.zeros((1, 3)), np.full(1, -1.0), (0,), (1,), (1,)),
+         "centres must be finite and radii at least 0"),
+        (((coal.Transform3s(),), np.zeros((1, 3)), np.zeros(1), (1,), (1,), (1,)),
+         "bodies must hold ints from 0 to 0"),
+        (((coal.Transform3s(),) * 2, np.zeros((2, 3)), np.zeros(2), (1, 0), (1, 1), (1, 1)),
+         "bodies must number the leaves' bodies 0, 1, ... in order"),
+        (((coal.Transform3s(),) * 3, np.zeros((3, 3)), np.zeros(3), (0, 2, 2), (1,) * 3, (1,) * 3),
+         "bodies must number the leaves' bodies 0, 1, ... in order"),
+        (((coal.Transform3s(),) * 2, np.zeros((2, 3)), np.zeros(2), (0,), (1, 1), (1, 1)),
+         "bodies must have one entry per leaf"),
+    ],
+)  # fmt: skip
+def test_sphere_tier_refuses_bad_arguments(args: tuple[Any, ...], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        _native.SphereTier(*args)
+
+
+def test_sphere_tier_touching_refuses_a_body_it_does_not_have() -> None:
+    tier, _ = tier_of([(0, 0, 0)], [1], (0,), (Probe("a", set(), []),))
+    with pytest.raises(TypeError, match="body must be an int from 0 to 0"):
+        tier.touching(1, False)
+    with pytest.raises(TypeError, match="touching takes 2 arguments, got 1"):
+        tier.touching(0)
+    empty = _native.SphereTier((), np.zeros((0, 3)), np.zeros(0), (), (), ())
+    with pytest.raises(TypeError, match="body must be an int from 0 to -1"):
+        empty.touching(0, False)
+
+
+def test_sphere_tier_raises_what_a_pair_query_raises() -> None:
+    class Failing(Probe):
+        def iscollided(self, other: Probe) -> bool:
+            raise ValueError(f"no answer for {self.name}{other.name}")
+
+    shapes = (Failing("a", set(), []), Probe("b", set(), []))
+    tier, _ = tier_of([(0, 0, 0), (0, 0, 0)], [1, 1], (0, 1), shapes)
+    with pytest.raises(ValueError, match="no answer for ab"):
+        tier.touching(1, False)

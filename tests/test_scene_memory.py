@@ -127,6 +127,27 @@ def test_a_dropped_scene_is_freed_and_its_shapes_keep_working() -> None:
     assert again.collisions() == [("object_0", "object_1")]
 
 
+def test_a_scene_its_own_shape_refers_to_is_freed() -> None:
+    # The compiled tier of a small scene holds its shapes: a cycle through it (a shape of a
+    # user's subclass that keeps its scene) is still found by the garbage collector.
+    class Tracked(Sphere):
+        scene: Scene | None = None
+
+    a, b = Tracked(0.5), Tracked(0.5, pose=trans(0.8))
+    scene = Scene()
+    scene.add(a)
+    scene.add(b)
+    assert scene.in_collision()
+    b.T = trans(0.9)
+    assert scene.in_collision()  # the one-moved-object path: the tier is made
+    assert scene._broadphase._small is not None
+    a.scene = scene
+    ref = weakref.ref(scene)
+    del scene, a, b
+    gc.collect()
+    assert ref() is None
+
+
 def _run_child(code: str) -> str:
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],

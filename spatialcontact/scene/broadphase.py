@@ -26,7 +26,9 @@ time in a row; and when bodies that stopped go back to rest, which they do toget
 enough of them have (their rest objects are placed again). When many bodies move at once,
 every rest object is placed, the tree refitted and asked for all its pairs in one call.
 Scenes of a few leaves keep every body in the tier: comparing a moved leaf with a handful of
-others costs less than one tree call.
+others costs less than one tree call. When one body moves there, a compiled copy of the tier
+(:class:`spatialcontact._native.SphereTier`) compares its leaves with all the others and asks
+the pair queries in one call.
 
 Coal's references
 -----------------
@@ -360,6 +362,10 @@ class Broadphase(Generic[Owner]):
         request.enable_contact = True
         request.distance_upper_bound = 0.0
         self._spheres: tuple[list[Leaf[Owner]], np.ndarray, np.ndarray] | None = None
+        self._small: tuple[Any, dict[Body[Owner], int]] | None = None
+        """Every leaf in a compiled tier, with the number of each body that has leaves (see
+        :meth:`_small_tier`); None until a small scene's query needs it, or when leaves
+        changed."""
         self._sphere_stale: set[Body[Owner]] = set()
         self._stale: set[Body[Owner]] = set()
         """Bodies with parked objects whose boxes are still where they were (see _park)."""
@@ -386,7 +392,7 @@ class Broadphase(Generic[Owner]):
         self._tier.pop(body, None)
         self._sphere_stale.discard(body)
         self._stale.discard(body)
-        self._spheres = None
+        self._spheres = self._small = None
         self._tidy()
 
     def reshape(self, body: Body[Owner], shapes: Sequence[CollisionShape]) -> None:
@@ -428,7 +434,7 @@ class Broadphase(Generic[Owner]):
         body.octrees = tuple(leaf for leaf in leaves if not leaf.managed)
         body.measured = body.placed = -1
         body.placing = None
-        self._spheres = None
+        self._spheres = self._small = None
 
     def _drop(self, leaf: Leaf[Owner]) -> None:
         """Take ``leaf`` out of the look-up tables and the rest tree."""
@@ -546,6 +552,11 @@ class Broadphase(Generic[Owner]):
             if body.moving and body not in self._stale:
                 body.epoch += 1
                 self._sphere_stale.add(body)
+                if not self._octrees:  # every leaf is in the tier: compare in one call
+                    tier, number = self._small or self._small_tier()
+                    if body not in number:
+                        return [], False
+                    return tier.touching(number[body], body.self_collision), False
                 found: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
                 self._compare_tier(moved, found)
                 return found, False
@@ -579,6 +590,28 @@ class Broadphase(Generic[Owner]):
                     )
         self._compare_tier(moved, pairs)
         return pairs, False
+
+    def _small_tier(self) -> tuple[Any, dict[Body[Owner], int]]:
+        """The compiled tier of every leaf (:class:`spatialcontact._native.SphereTier`), in
+        the order of the bodies, and the number of each body with leaves in it."""
+        leaves = [leaf for body in self._bodies for leaf in body.leaves]
+        number: dict[Body[Owner], int] = {}
+        for leaf in leaves:
+            number.setdefault(leaf.body, len(number))
+        centres = np.zeros((len(leaves), 3))
+        for row, leaf in enumerate(leaves):
+            if leaf.local is not None and leaf.r != math.inf:
+                centres[row] = leaf.local
+        tier = _native.SphereTier(
+            tuple(leaf.shape._tf for leaf in leaves),
+            centres,
+            np.array([leaf.r for leaf in leaves], dtype=np.float64),
+            tuple(number[leaf.body] for leaf in leaves),
+            tuple(leaf.shape for leaf in leaves),
+            tuple(leaves),
+        )
+        self._small = (tier, number)
+        return self._small
 
     def _all_pairs(self, moved: Sequence[Body[Owner]]) -> list[tuple[Leaf[Owner], Leaf[Owner]]]:
         """Every touching pair of the scene, each body back at rest."""

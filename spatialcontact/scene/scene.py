@@ -110,6 +110,15 @@ class _Pair:
         self.leaves: list[tuple[Leaf[_Object], Leaf[_Object]]] = []
         self.contacts: dict[int, tuple[Contact, ...]] = {}
 
+    def empty(self) -> bool:
+        """Forget its leaves and contacts (its objects moved); True when it was blocking."""
+        self.leaves = []
+        if self.contacts:
+            self.contacts = {}
+        blocking = self.blocking
+        self.blocking = False
+        return blocking
+
 
 def _serial(record: _Object) -> int:
     return record.serial
@@ -1290,7 +1299,6 @@ class Scene:
         changed = self._changed
         if not changed:
             return
-        self._changed = {}
         if len(changed) == 1 and not self._worlds:  # a planner's call: one object moved
             shape, structural = changed.popitem()
             record = self._by_shape[shape]
@@ -1300,22 +1308,13 @@ class Scene:
             try:
                 pairs, whole = self._broadphase.find((record.body,))
             except BaseException:
-                self._changed.setdefault(shape, False)  # asked again at the next query
+                changed.setdefault(shape, False)  # asked again at the next query
                 raise
             if whole:
                 self._drop_all_pairs()
-            # A pair left empty by this query is kept (empty, not blocking) until the next one,
-            # so a pair that touches every other query is not made and forgotten each time.
-            kept: list[_Pair] = []
-            if record.partners:
-                kept = [pair for pair in record.partners.values() if not pair.leaves]
-                self._reset_pairs((record,))
-            for la, lb in pairs:
-                self._hit(la, lb)
-            for pair in kept:
-                if not pair.leaves:
-                    self._forget(pair)
+            self._replace_pairs(record, pairs)
             return
+        self._changed = {}
         records = [self._by_shape[shape] for shape in changed]
         moved: dict[int, list[Body[_Object]]] = {}  # by world, -1 for the global broadphase
         for record in records:
@@ -1362,6 +1361,28 @@ class Scene:
             if not pair.leaves:
                 self._forget(pair)
 
+    def _replace_pairs(
+        self, record: _Object, found: list[tuple[Leaf[_Object], Leaf[_Object]]]
+    ) -> None:
+        """Make ``found`` the touching leaves of the pairs of ``record``, the one object that
+        moved (:meth:`_reset_pairs` and :meth:`_hit` of a planner's call, written out).
+
+        A pair left empty by this query is kept (empty, not blocking) until the next one, so
+        that a pair that touches every other query is not made and forgotten each time.
+        """
+        kept: list[_Pair] = []
+        for pair in record.partners.values():
+            if pair.leaves:
+                self._blocking -= pair.empty()
+            else:
+                kept.append(pair)
+        hit = self._hit
+        for la, lb in found:
+            hit(la, lb)
+        for pair in kept:
+            if not pair.leaves:
+                self._forget(pair)
+
     def _reset_pairs(self, records: Sequence[_Object]) -> dict[_Pair, None]:
         """Empty the pairs of ``records`` (they moved): found again, or forgotten, next.
 
@@ -1371,12 +1392,7 @@ class Scene:
         for record in records:
             for pair in record.partners.values():
                 if pair.leaves:  # not yet reset (a pair of two moved objects)
-                    pair.leaves = []
-                    if pair.contacts:
-                        pair.contacts = {}
-                    if pair.blocking:
-                        pair.blocking = False
-                        self._blocking -= 1
+                    self._blocking -= pair.empty()
                 reset[pair] = None
         return reset
 
