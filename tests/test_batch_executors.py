@@ -235,3 +235,155 @@ def test_workers_keep_the_shapes_between_calls(thread_pool: Any) -> None:
     assert len({token for token, _ in chunks._PAYLOADS}) == 2
     np.testing.assert_array_equal(moved, batch.iscollided(mesh, ball, t))
     assert (moved != first).any()  # the workers answered for the moved mesh
+
+
+# ------------------------------------------------------------ chunks through shared memory
+
+
+def _shared_files() -> set[str]:
+    from spatialcontact.batch import chunks
+
+    folder = Path(chunks._SHARED_DIRECTORY)
+    return {p.name for p in folder.glob("spatialcontact-items-*")} if folder.is_dir() else set()
+
+
+def _squares(offset: float, chunk: np.ndarray) -> np.ndarray:
+    """A chunk function of the tests (module level: it pickles): row sums plus ``offset``."""
+    return chunk.reshape(len(chunk), -1).sum(axis=1) + offset
+
+
+@pytest.mark.parametrize("name", ["process_pool", "dask_executor"])
+def test_large_items_reach_local_workers_through_shared_memory(
+    name: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 40 chunks of 1,000 poses (4 MB in all): more chunks than slots, so that each slot is
+    # written again once its chunk is answered; every chunk goes through a slot.
+    from spatialcontact.batch import chunks
+
+    executor = request.getfixturevalue(name)
+    assert chunks._on_this_machine(executor, chunks._dask_client(executor))
+    P = random_poses(40_000, 1.0, 61)
+    written: list[int] = []
+    put = chunks._SharedSlots.put
+
+    def counted(self: Any, chunk: np.ndarray, index: int) -> Any:
+        written.append(index)
+        return put(self, chunk, index)
+
+    monkeypatch.setattr(chunks._SharedSlots, "put", counted)
+    before = _shared_files()
+    parts = batch.map_chunks(_squares, 0.5, P, chunk_size=1000, executor=executor)
+    np.testing.assert_array_equal(np.concatenate(parts), _squares(0.5, P))
+    assert written == list(range(40))
+    assert _shared_files() == before  # the file is gone once the call is over
+    # and the batch queries on top give the serial answers
+    a, b = obstacles(), sc.Sphere(0.05)
+    np.testing.assert_array_equal(
+        batch.iscollided(a, b, P[:10_000], executor=executor), batch.iscollided(a, b, P[:10_000])
+    )
+
+
+def test_small_items_and_other_executors_send_chunks_with_their_tasks(
+    thread_pool: Any, process_pool: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from spatialcontact.batch import chunks
+
+    assert not chunks._on_this_machine(thread_pool, None)  # not known to be processes here
+    assert chunks._SharedSlots.open(np.zeros((100, 4, 4)), 10, 8, True) is None  # 12.8 kB
+    assert chunks._SharedSlots.open(np.zeros(1 << 18, dtype=object), 10, 8, True) is None
+    assert chunks._SharedSlots.open([0.0] * (1 << 18), 10, 8, True) is None  # not an array
+    assert chunks._SharedSlots.open(np.zeros((1 << 18, 3)), 10, 8, False) is None
+    monkeypatch.setattr(chunks, "_SHARED_DIRECTORY", "/no/such/folder")
+    assert chunks._SharedSlots.open(np.zeros((1 << 18, 3)), 10, 8, True) is None
+    P = random_poses(20_000, 1.0, 62)
+    parts = batch.map_chunks(_squares, 1.0, P, chunk_size=5000, executor=process_pool)
+    np.testing.assert_array_equal(np.concatenate(parts), _squares(1.0, P))
+
+
+def test_dask_workers_elsewhere_are_not_on_this_machine() -> None:
+    from spatialcontact.batch import chunks
+
+    class Client:
+        def __init__(self, *addresses: str) -> None:
+            self.addresses = addresses
+
+        def scheduler_info(self) -> dict[str, Any]:
+            return {"workers": {address: {} for address in self.addresses}}
+
+    executor = concurrent.futures.ThreadPoolExecutor(1)
+    local = ("tcp://127.0.0.1:4000", "tcp://[::1]:4001", "tls://localhost:4002")
+    assert chunks._on_this_machine(executor, Client(*local))
+    assert not chunks._on_this_machine(executor, Client(*local, "tcp://192.0.2.7:4003"))
+    assert not chunks._on_this_machine(executor, Client())  # no worker yet: not known
+    executor.shutdown()
+
+
+class _RemoteThreads(concurrent.futures.ThreadPoolExecutor):
+    """Threads that act as workers on another machine: the shared-memory file is not there."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        from spatialcontact.batch import chunks
+
+        args = tuple(
+            a._replace(path=a.path + ".elsewhere") if isinstance(a, chunks._Rows) else a
+            for a in args
+        )
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_a_worker_on_another_machine_gets_its_chunk_with_the_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The executor's workers were taken for local ones, but cannot read the file: each chunk
+    # that went by the file is sent again with its task, the later ones go with their tasks.
+    from spatialcontact.batch import chunks
+
+    monkeypatch.setattr(chunks, "_on_this_machine", lambda executor, client: True)
+    sent: list[str] = []
+    task = chunks._task
+
+    def recorded(token: str, payload: Any, function: Any, chunk: Any, *rest: Any) -> Any:
+        sent.append(type(chunk).__name__)
+        return task(token, payload, function, chunk, *rest)
+
+    monkeypatch.setattr(chunks, "_task", recorded)
+    P = random_poses(20_000, 1.0, 63)
+    with _RemoteThreads(2) as executor:
+        parts = batch.map_chunks(_squares, 2.0, P, chunk_size=1000, executor=executor)
+    np.testing.assert_array_equal(np.concatenate(parts), _squares(2.0, P))
+    assert sent[0] == "_Rows"  # taken for a local worker at first
+    assert sent.count("ndarray") == 20  # then every chunk answered from the rows themselves
+    assert _shared_files() == set()
+
+
+def test_shared_rows_refuse_a_short_file(tmp_path: Path) -> None:
+    from spatialcontact.batch import chunks
+
+    path = tmp_path / "rows"
+    np.arange(10.0).tofile(path)
+    rows = chunks._Rows(str(path), 0, (3, 4), "<f8")
+    with pytest.raises(OSError, match="holds 10 of the chunk's 12 values"):
+        rows.read()
+    np.testing.assert_array_equal(
+        chunks._Rows(str(path), 16, (2, 4), "<f8").read(), np.arange(2.0, 10.0).reshape(2, 4)
+    )
+    for unread in (chunks._Rows(str(path) + "x", 0, (1,), "<f8"), rows):
+        assert isinstance(chunks._task("t", b"", _squares, unread, 0, "item"), chunks._Elsewhere)
+
+
+def test_the_shared_file_is_removed_after_a_failure(process_pool: Any) -> None:
+    P = random_poses(20_000, 1.0, 64)
+    P[15_000, 0, 0] = np.nan  # the chunk function fails on that row
+    with pytest.raises(batch.BatchError, match="item 15000 failed"):
+        batch.map_chunks(_no_nan, None, P, chunk_size=1000, executor=process_pool)
+    assert _shared_files() == set()
+    chunks = batch.iter_chunks(_no_nan, None, P, chunk_size=1000, executor=process_pool)
+    next(chunks)
+    chunks.close()  # type: ignore[attr-defined]  # given up after the first chunk
+    assert _shared_files() == set()
+
+
+def _no_nan(_: Any, chunk: np.ndarray) -> int:
+    if np.isnan(chunk).any():
+        raise ValueError("a NaN")
+    return len(chunk)

@@ -282,6 +282,20 @@ def test_clipping_out_of_limit_values(robot: RobotModel) -> None:
 # ----------------------------------------------------------------------------- pickling
 
 
+def test_queries_leave_the_pickle_of_a_robot_and_its_scene_as_it_was(robot: RobotModel) -> None:
+    # Workers keep an unpickled payload by the bytes of its pickle: a robot whose queries
+    # changed its pickle would be sent and unpickled again at every batch call.
+    scene = shelf()
+    before = pickle.dumps((robot, scene))
+    Q = robot.sample(20, 5)
+    robot.check(Q, scene)
+    robot.check_motion(Q[0], Q[1], scene)
+    robot.colliding_pairs(Q[2], scene)
+    robot.distance(Q[3], scene)
+    robot.self_collision(Q[4])
+    assert pickle.dumps((robot, scene)) == before
+
+
 def test_pickled_robot_gives_equal_answers(robot: RobotModel) -> None:
     robot.attach(Cuboid([0.04, 0.04, 0.12]), "panda_hand", trans(0, 0, 0.2), name="part")
     robot.out_of_limits = "clip"

@@ -13,6 +13,13 @@ once and keeps it for the following chunks, and for later calls with the same pa
 same pickle). Each chunk is a separate task, and at most a few tasks per worker are in
 flight, so a long run holds only a few chunks of results at a time.
 
+The chunks of a large array of items (1 MiB or more) go to workers on this machine (a
+process pool's, or a Dask cluster's whose workers all have a local address) through shared
+memory rather than with their tasks: the caller writes each chunk into a file in
+``/dev/shm``, in one of as many slots as there are tasks in flight, and the task names its
+slot. Sending 128 MiB of poses through Dask costs more than answering them. A worker that
+finds no such file (it runs elsewhere) says so, and its chunk is sent again with the task.
+
 An exception raised by ``function`` is located: the failing chunk is halved while a half
 fails, and a :class:`BatchError` naming the global index of the item that fails (and the
 original error) is raised in the caller.
@@ -24,14 +31,20 @@ import collections
 import concurrent.futures
 import hashlib
 import importlib
+import ipaddress
 import math
 import os
 import pickle
+import shutil
+import socket
 import sys
 import tempfile
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol, TypeVar
+
+import numpy as np
 
 from .._validate import count, describe, flag, text
 from ..errors import ShapeTypeError, SpatialContactError
@@ -50,6 +63,13 @@ task takes about 25 ms from submission to result on a 2-core machine)."""
 
 _KEPT_PAYLOADS = 8
 """Unpickled payloads a worker process keeps (one per thread and payload, the latest ones)."""
+
+_SHARED_DIRECTORY = "/dev/shm"
+"""Where the chunks of a large array of items are left for workers on this machine: memory
+(Linux's tmpfs), not a disk. Without it, chunks go with their tasks."""
+
+_SHARED_MIN_BYTES = 1 << 20
+"""An array of items at least this large reaches workers on this machine by shared memory."""
 
 R = TypeVar("R")
 
@@ -182,6 +202,31 @@ def _payload(token: str, sent: bytes | _File) -> Any:
     return payload
 
 
+class _Rows(NamedTuple):
+    """A chunk of an array of items left in shared memory by the caller (see the module)."""
+
+    path: str
+    offset: int
+    """Where the chunk starts in the file, in bytes."""
+    shape: tuple[int, ...]
+    dtype: str
+
+    def read(self) -> np.ndarray:
+        """The chunk, in memory of this process's own (OSError when the file cannot be read
+        here: the worker runs on another machine)."""
+        count = math.prod(self.shape)
+        with open(self.path, "rb") as f:
+            rows = np.fromfile(f, dtype=self.dtype, count=count, offset=self.offset)
+        if rows.size != count:
+            raise OSError(f"{self.path} holds {rows.size} of the chunk's {count} values")
+        return rows.reshape(self.shape)
+
+
+class _Elsewhere:
+    """What a task returns when it cannot read its :class:`_Rows` (it runs on another
+    machine, or as another user): the caller sends the chunk again with the task."""
+
+
 def _task(
     token: str,
     sent: Any,
@@ -189,9 +234,64 @@ def _task(
     chunk: Any,
     start: int,
     unit: str,
-) -> R:
+) -> R | _Elsewhere:
     """One chunk in a worker: the payload from the worker's cache, then the chunk."""
+    if isinstance(chunk, _Rows):
+        try:
+            chunk = chunk.read()
+        except OSError:  # no such file here (or not this user's): sent again with the task
+            return _Elsewhere()
     return _run_chunk(function, _payload(token, sent), chunk, start, unit)
+
+
+class _SharedSlots:
+    """A file in shared memory with room for ``slots`` chunks of an array of items, written
+    by the caller for workers on this machine (see the module)."""
+
+    def __init__(self, items: np.ndarray, size: int, slots: int) -> None:
+        self.row_bytes = items.itemsize * math.prod(items.shape[1:])
+        self.slot_bytes = self.row_bytes * size
+        self.slots = slots
+        self.dtype = items.dtype.str
+        handle, self.path = tempfile.mkstemp(prefix="spatialcontact-items-", dir=_SHARED_DIRECTORY)
+        self.fd = handle
+
+    @staticmethod
+    def open(items: Items, size: int, slots: int, local: bool) -> _SharedSlots | None:
+        """Slots for the chunks of ``items``, or None when they go with their tasks (not an
+        array of plain values, small, no worker on this machine, no room in memory)."""
+        if not (
+            local
+            and isinstance(items, np.ndarray)
+            and items.ndim >= 1
+            and not items.dtype.hasobject
+            and items.nbytes >= _SHARED_MIN_BYTES
+            and os.path.isdir(_SHARED_DIRECTORY)
+        ):
+            return None
+        needed = items.itemsize * math.prod(items.shape[1:]) * size * slots
+        try:
+            if shutil.disk_usage(_SHARED_DIRECTORY).free < 2 * needed:
+                return None
+            return _SharedSlots(items, size, slots)
+        except OSError:
+            return None
+
+    def put(self, chunk: np.ndarray, index: int) -> _Rows | None:
+        """Write chunk number ``index`` into its slot; None when it cannot be written."""
+        data = np.ascontiguousarray(chunk).data.cast("B")
+        offset = (index % self.slots) * self.slot_bytes
+        try:
+            done = 0
+            while done < len(data):
+                done += os.pwrite(self.fd, data[done:], offset + done)
+        except OSError:
+            return None
+        return _Rows(self.path, offset, chunk.shape, self.dtype)
+
+    def close(self) -> None:
+        os.close(self.fd)
+        os.remove(self.path)
 
 
 # ----------------------------------------------------------------------------- executors
@@ -209,6 +309,30 @@ def _dask_client(executor: concurrent.futures.Executor) -> Any:
     if isinstance(executor, ClientExecutor):
         return executor._client
     return None
+
+
+def _on_this_machine(executor: concurrent.futures.Executor, client: Any) -> bool:
+    """Whether every worker of ``executor`` runs on this machine (a process pool's do; a Dask
+    cluster's when each has a loopback address or one of this machine's names)."""
+    if isinstance(executor, concurrent.futures.ProcessPoolExecutor):
+        return True
+    if client is None:
+        return False
+    names = {"localhost", socket.gethostname(), socket.getfqdn()}
+    try:
+        names.update(socket.gethostbyname_ex(socket.gethostname())[2])
+    except OSError:
+        pass
+    workers = client.scheduler_info().get("workers", {})
+    for address in workers:
+        host = urllib.parse.urlsplit(address).hostname or ""
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not (loopback or host in names):
+            return False
+    return bool(workers)
 
 
 def _workers(executor: concurrent.futures.Executor, client: Any) -> int:
@@ -233,14 +357,17 @@ def _send(
     and what to do once the call is over.
 
     A Dask client scatters it to every worker once; a process pool's workers (on this
-    machine) read it from a temporary file, once each; any other executor sends it with
-    every task.
+    machine) read it from a temporary file (in shared memory when there is some), once each;
+    any other executor sends it with every task.
     """
     if client is not None:
         future = client.scatter(blob, broadcast=True, hash=False)
         return future, {"pure": False}, future.release
     if isinstance(executor, concurrent.futures.ProcessPoolExecutor):
-        handle, path = tempfile.mkstemp(prefix="spatialcontact-batch-", suffix=".pickle")
+        folder = _SHARED_DIRECTORY if os.path.isdir(_SHARED_DIRECTORY) else None
+        handle, path = tempfile.mkstemp(
+            prefix="spatialcontact-batch-", suffix=".pickle", dir=folder
+        )
         with os.fdopen(handle, "wb") as f:
             f.write(blob)
         return _File(path), {}, lambda: os.remove(path)
@@ -277,25 +404,36 @@ def _parallel(
 ) -> Iterator[tuple[int, R]]:
     # Named by its contents: a worker that holds the same payload from an earlier call (the
     # same shapes, unchanged) uses it again rather than unpickling it anew.
-    token = hashlib.blake2b(blob, digest_size=16).hexdigest()
+    token = hashlib.sha256(blob).hexdigest()[:32]  # sha256: in hardware on most CPUs
     sent, options, done = _send(blob, executor, client)
-    pending: collections.deque[tuple[int, concurrent.futures.Future[R]]] = collections.deque()
+    in_flight = _TASKS_PER_WORKER * workers
+    shared = _SharedSlots.open(items, size, in_flight, _on_this_machine(executor, client))
+    pending: collections.deque[tuple[int, concurrent.futures.Future[Any]]] = collections.deque()
     starts = iter(range(0, len(items), size))
-    submit: Callable[..., concurrent.futures.Future[R]] = executor.submit
+    submit: Callable[..., concurrent.futures.Future[Any]] = executor.submit
+    elsewhere = False
+
+    def send(start: int, chunk: Any) -> concurrent.futures.Future[Any]:
+        return submit(_task, token, sent, function, chunk, start, unit, **options)
+
     try:
         while True:
-            while len(pending) < _TASKS_PER_WORKER * workers:
+            while len(pending) < in_flight:
                 start = next(starts, None)
                 if start is None:
                     break
                 chunk = items[start : start + size]
-                future = submit(_task, token, sent, function, chunk, start, unit, **options)
-                pending.append((start, future))
+                # Chunk k takes the slot of chunk k - in_flight, whose result is in.
+                rows = shared.put(chunk, start // size) if shared and not elsewhere else None
+                pending.append((start, send(start, rows or chunk)))
             if not pending:
                 return
             start, future = pending.popleft()
             try:
                 result = future.result()
+                if isinstance(result, _Elsewhere):  # a worker on another machine
+                    elsewhere = True  # the next chunks go with their tasks
+                    result = send(start, items[start : start + size]).result()
             except BatchError:
                 raise
             except Exception as error:
@@ -308,6 +446,8 @@ def _parallel(
         for _, future in pending:
             future.cancel()
         done()
+        if shared is not None:
+            shared.close()
 
 
 def iter_chunks(
@@ -452,8 +592,9 @@ def map_chunks(
     items : sized sequence
         Anything with ``len`` whose slices are chunks, e.g. an ndarray of shape (N, ...):
         ``items[start:stop]`` is all a chunk is (with an executor, that slice is pickled and
-        sent). Nothing is checked here: check the items before calling, so that bad input is
-        refused before any work starts.
+        sent, or for an array of 1 MiB or more and workers on this machine, written to shared
+        memory: see the module). Nothing is checked here: check the items before calling, so
+        that bad input is refused before any work starts.
     chunk_size : int, optional
         Items per chunk (the last may be shorter), at least 1. By default 16,384 without an
         executor; with one, about four chunks per worker, between 256 and 65,536 items.

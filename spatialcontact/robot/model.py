@@ -1806,6 +1806,8 @@ class RobotModel:
             "_twins",
             "_twin_tf",
             "_twin_cache",
+            "_twin_query",
+            "_query",
             "_source",
             "_W_seen",
             "_W_moved",
