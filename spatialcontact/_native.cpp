@@ -1645,6 +1645,65 @@ PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
     "objects, held); points() gives the witness points.",
     distance_call_new, kDistanceMethods);
 
+// ---------------------------------------------------------------- contact records
+
+// Rows `rows` (a list of ints) of `contacts` (a list): the normal and position of each entry
+// that is a coal.Contact, into out[k, 0] and out[k, 1] (out a writable C-contiguous float64
+// array (len(rows), 2, 3)). Returns the k whose entry is not a coal.Contact (left as they
+// were, for the caller to fill).
+PyObject* contact_normals_positions(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("contact_normals_positions", nargs, 3)) return nullptr;
+  if (!PyList_Check(args[0]) || !PyList_Check(args[1])) {
+    PyErr_SetString(PyExc_TypeError, "contacts and rows must be lists");
+    return nullptr;
+  }
+  PyObject* contacts = args[0];
+  PyObject* rows = args[1];
+  const Py_ssize_t k = PyList_GET_SIZE(rows), n = PyList_GET_SIZE(contacts);
+  const Py_ssize_t shape[3] = {k, 2, 3};
+  Buffer out;
+  if (!out.take(args[2], 3, shape, true)) {
+    refuse("out must be a writable C-contiguous float64 array of shape (len(rows), 2, 3)");
+    return nullptr;
+  }
+  std::vector<Py_ssize_t> index(static_cast<size_t>(k));
+  for (Py_ssize_t i = 0; i < k; ++i) {
+    const Py_ssize_t r = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
+    if (r == -1 && PyErr_Occurred()) return nullptr;
+    if (r < 0 || r >= n) {
+      PyErr_Format(PyExc_TypeError, "rows must hold ints from 0 to %zd", n - 1);
+      return nullptr;
+    }
+    index[i] = r;
+  }
+  PyObject* others = PyList_New(0);
+  if (others == nullptr) return nullptr;
+  double* data = out.data();
+  const auto& converters = boost::python::converter::registered<coal::Contact>::converters;
+  for (Py_ssize_t i = 0; i < k; ++i) {
+    PyObject* entry = PyList_GET_ITEM(contacts, index[i]);
+    const coal::Contact* c = static_cast<const coal::Contact*>(
+        boost::python::converter::get_lvalue_from_python(entry, converters));
+    if (c == nullptr) {
+      PyErr_Clear();
+      PyObject* at = PyLong_FromSsize_t(i);
+      const int failed = at == nullptr || PyList_Append(others, at) < 0;
+      Py_XDECREF(at);
+      if (failed) {
+        Py_DECREF(others);
+        return nullptr;
+      }
+      continue;
+    }
+    double* row = data + 6 * i;
+    for (int j = 0; j < 3; ++j) {
+      row[j] = c->normal[j];
+      row[3 + j] = c->pos[j];
+    }
+  }
+  return others;
+}
+
 // ---------------------------------------------------------------- a small broadphase tier
 
 // The leaves of a few bodies with their bounding spheres, for the one-moved-body query of a
@@ -1964,6 +2023,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "nearest_pair(ca, ra, cb, rb, cutoff) -> (i, j) or None: the first pair of nearest_order "
      "(the smallest gap, the first in row order on a tie), without sorting the others."},
+    {"contact_normals_positions",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(contact_normals_positions)),
+     METH_FASTCALL,
+     "contact_normals_positions(contacts, rows, out) -> [k]: out[k] = (normal, pos) of "
+     "contacts[rows[k]] where it is a coal.Contact; the k of the other entries."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

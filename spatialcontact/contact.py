@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from . import _native
 from ._base import ShapeBase
 from ._coal import quirks
 from ._validate import describe, finite_real, integer, numbers
@@ -479,19 +480,15 @@ class Contacts(Sequence[Contact]):
         normal, pos = self._columns.get("normal"), self._columns.get("pos")
         if normal is not None and pos is not None:
             return normal[rows], pos[rows]
-        items = self._items
+        coals = self._columns.get("coal")
+        if coals is None:
+            coals = self._columns["coal"] = [record._coal for record in self._items]
+        # Coal's own records are read in compiled code (mending moves witness points only);
+        # the others (closed-form answers) from their arrays.
         both = np.empty((len(rows), 2, 3))
-        for k, r in enumerate(rows.tolist()):
-            record = items[r]
-            arrays = record._arrays
-            if arrays is None:
-                c = record._coal
-                if c.__class__ is not tuple:
-                    # Coal's, as _load gives them (mending moves witness points only)
-                    both[k, 0] = c.normal
-                    both[k, 1] = c.pos
-                    continue
-                arrays = record._load()
+        rows_list = rows.tolist()
+        for k in _native.contact_normals_positions(coals, rows_list, both):
+            arrays = self._items[rows_list[k]]._load()
             both[k, 0] = arrays[0]
             both[k, 1] = arrays[2]
         return both[:, 0], both[:, 1]

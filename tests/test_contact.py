@@ -882,3 +882,44 @@ def test_closed_form_records_are_read_like_coal_records() -> None:
     again = pickle.loads(pickle.dumps(ball.contacts(capsule)[0]))
     np.testing.assert_array_equal(again.nearest_points, record.nearest_points)
     np.testing.assert_array_equal(again.pos, record.pos)
+
+
+def test_coal_records_are_read_in_compiled_code_as_in_python() -> None:
+    # A scene's contacts mix Coal's records (mesh against sphere, several per pair) and
+    # closed-form ones (sphere in a capsule): a sensor's rows of normals and positions, read in
+    # compiled code, are what each record gives, in any order and with repeats.
+    mesh = sc.Mesh(sc.meshes.path("objects/sphere.stl"))
+    scene = sc.Scene()
+    scene.add(mesh, "mesh")
+    scene.add(sc.Sphere(0.05, pose=trans(0.12, 0.0, 0.0)), "probe")
+    scene.add(sc.Sphere(0.5, pose=trans(3.0, 0.0, 0.0)), "ball")
+    scene.add(sc.Capsule(0.3, 1.0, pose=trans(3.5, 0.1, 0.05)), "capsule")
+    found = scene.contacts(max_contacts_per_pair=8)
+    kinds = {type(record._coal).__name__ for record in found}
+    assert kinds == {"Contact", "tuple"} and len(found) > 3
+    rows = np.array([len(found) - 1, 0, 2, 0, 1])
+    normals, positions = found._normals_and_positions(rows)
+    for k, r in enumerate(rows.tolist()):
+        np.testing.assert_array_equal(normals[k], found[r].normal)
+        np.testing.assert_array_equal(positions[k], found[r].pos)
+    np.testing.assert_array_equal(found._normals_and_positions(rows[:0])[0], np.zeros((0, 3)))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (((), [0], np.zeros((1, 2, 3))), "contacts and rows must be lists"),
+        (([None], (0,), np.zeros((1, 2, 3))), "contacts and rows must be lists"),
+        (([None], [0], np.zeros((2, 2, 3))), "out must be a writable C-contiguous float64"),
+        (([None], [0], np.zeros((1, 2, 3))[:, :, ::-1]), "out must be a writable C-contiguous"),
+        (([None], [1], np.zeros((1, 2, 3))), "rows must hold ints from 0 to 0"),
+        (([None], [-1], np.zeros((1, 2, 3))), "rows must hold ints from 0 to 0"),
+        (([None], ["0"], np.zeros((1, 2, 3))), "an integer is required"),
+    ],
+)
+def test_compiled_record_reading_refuses_bad_arguments(args: tuple[Any, ...], message: str) -> None:
+    from spatialcontact import _native
+
+    with pytest.raises(TypeError, match=message):
+        _native.contact_normals_positions(*args)
+    assert _native.contact_normals_positions([None, 1.0], [1, 0], np.zeros((2, 2, 3))) == [0, 1]
