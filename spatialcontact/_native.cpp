@@ -1647,41 +1647,29 @@ PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
 
 // ---------------------------------------------------------------- contact records
 
-// Rows `rows` (a list of ints) of `contacts` (a list): the normal and position of each entry
-// that is a coal.Contact, into out[k, 0] and out[k, 1] (out a writable C-contiguous float64
-// array (len(rows), 2, 3)). Returns the k whose entry is not a coal.Contact (left as they
-// were, for the caller to fill).
+// The normal and position of each entry of `contacts` (a list) that is a coal.Contact, into
+// out[k, 0] and out[k, 1] (out a writable C-contiguous float64 array (len(contacts), 2, 3)).
+// Returns the k whose entry is not a coal.Contact (left as they were, for the caller to fill).
 PyObject* contact_normals_positions(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (!arity("contact_normals_positions", nargs, 3)) return nullptr;
-  if (!PyList_Check(args[0]) || !PyList_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "contacts and rows must be lists");
+  if (!arity("contact_normals_positions", nargs, 2)) return nullptr;
+  if (!PyList_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "contacts must be a list");
     return nullptr;
   }
   PyObject* contacts = args[0];
-  PyObject* rows = args[1];
-  const Py_ssize_t k = PyList_GET_SIZE(rows), n = PyList_GET_SIZE(contacts);
+  const Py_ssize_t k = PyList_GET_SIZE(contacts);
   const Py_ssize_t shape[3] = {k, 2, 3};
   Buffer out;
-  if (!out.take(args[2], 3, shape, true)) {
-    refuse("out must be a writable C-contiguous float64 array of shape (len(rows), 2, 3)");
+  if (!out.take(args[1], 3, shape, true)) {
+    refuse("out must be a writable C-contiguous float64 array of shape (len(contacts), 2, 3)");
     return nullptr;
-  }
-  std::vector<Py_ssize_t> index(static_cast<size_t>(k));
-  for (Py_ssize_t i = 0; i < k; ++i) {
-    const Py_ssize_t r = PyLong_AsSsize_t(PyList_GET_ITEM(rows, i));
-    if (r == -1 && PyErr_Occurred()) return nullptr;
-    if (r < 0 || r >= n) {
-      PyErr_Format(PyExc_TypeError, "rows must hold ints from 0 to %zd", n - 1);
-      return nullptr;
-    }
-    index[i] = r;
   }
   PyObject* others = PyList_New(0);
   if (others == nullptr) return nullptr;
   double* data = out.data();
   const auto& converters = boost::python::converter::registered<coal::Contact>::converters;
   for (Py_ssize_t i = 0; i < k; ++i) {
-    PyObject* entry = PyList_GET_ITEM(contacts, index[i]);
+    PyObject* entry = PyList_GET_ITEM(contacts, i);
     const coal::Contact* c = static_cast<const coal::Contact*>(
         boost::python::converter::get_lvalue_from_python(entry, converters));
     if (c == nullptr) {
@@ -2026,8 +2014,8 @@ PyMethodDef kMethods[] = {
     {"contact_normals_positions",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(contact_normals_positions)),
      METH_FASTCALL,
-     "contact_normals_positions(contacts, rows, out) -> [k]: out[k] = (normal, pos) of "
-     "contacts[rows[k]] where it is a coal.Contact; the k of the other entries."},
+     "contact_normals_positions(contacts, out) -> [k]: out[k] = (normal, pos) of "
+     "contacts[k] where it is a coal.Contact; the k of the other entries."},
     {"world_point", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(world_point)),
      METH_FASTCALL,
      "world_point(tf, local) -> (x, y, z): the point local (float64 (3,), None for the origin) "

@@ -480,15 +480,14 @@ class Contacts(Sequence[Contact]):
         normal, pos = self._columns.get("normal"), self._columns.get("pos")
         if normal is not None and pos is not None:
             return normal[rows], pos[rows]
-        coals = self._columns.get("coal")
-        if coals is None:
-            coals = self._columns["coal"] = [record._coal for record in self._items]
         # Coal's own records are read in compiled code (mending moves witness points only);
-        # the others (closed-form answers) from their arrays.
-        both = np.empty((len(rows), 2, 3))
+        # the others (closed-form answers, records made by hand) from their arrays.
+        items = self._items
         rows_list = rows.tolist()
-        for k in _native.contact_normals_positions(coals, rows_list, both):
-            arrays = self._items[rows_list[k]]._load()
+        coals = [getattr(items[r], "_coal", None) for r in rows_list]
+        both = np.empty((len(rows_list), 2, 3))
+        for k in _native.contact_normals_positions(coals, both):
+            arrays = items[rows_list[k]]._load()
             both[k, 0] = arrays[0]
             both[k, 1] = arrays[2]
         return both[:, 0], both[:, 1]

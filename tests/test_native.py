@@ -379,7 +379,7 @@ def test_hostile_arguments_never_crash() -> None:
                          (_native.collide_rows, 5), (_native.axis_map, 3),
                          (_native.nearest_pair, 5), (_native.place_objects, 2),
                          (_native.chain_poses, 8), (_native.motion_bounds, 10),
-                         (_native.SphereTier, 6), (_native.contact_normals_positions, 3)]:
+                         (_native.SphereTier, 6), (_native.contact_normals_positions, 2)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
