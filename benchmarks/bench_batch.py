@@ -20,7 +20,9 @@ Markdown tables, microseconds per pose (medians of the timings of whole batches)
    (``iscollided`` on 1,000,000 poses there), against serial; the pools and the cluster are
    started, and the shapes sent to the workers, before timing (the workers keep them between
    calls). First, how much faster 2 processes run pure Python arithmetic than 1: the free
-   cores the machine has at the time, which bounds every speed-up of the table,
+   cores the machine has at the time, which bounds every speed-up of the table; last, the
+   CPU seconds that one call on the Dask cluster costs each process (the caller, the
+   scheduler, each worker) beside one serial call's,
 
 1 and 2 next to a Python loop over the same poses calling Coal's cached functor (one
 ``ComputeCollision`` / ``ComputeDistance``, transforms, request and result made once,
@@ -41,6 +43,7 @@ import argparse
 import concurrent.futures
 import statistics
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -432,12 +435,48 @@ def shelf() -> sc.Scene:
     return scene
 
 
+def cpu_split(job: Job, client: Any) -> list[str]:
+    """Where the CPU time of one call of ``job`` on the Dask cluster goes: seconds of CPU of
+    the caller, the scheduler and each worker process, beside one serial call's (a table
+    row). On a 2-core machine they share the 2 cores."""
+    import os
+
+    import psutil  # type: ignore[import-untyped]  # a dependency of distributed
+
+    pids = {"caller": os.getpid(), "scheduler": client.run_on_scheduler(os.getpid)}
+    pids.update({f"worker {k}": pid for k, pid in enumerate(client.run(os.getpid).values())})
+    processes = {name: psutil.Process(pid) for name, pid in pids.items()}
+
+    def cpu() -> dict[str, float]:
+        return {name: sum(p.cpu_times()[:2]) for name, p in processes.items()}
+
+    start = cpu()
+    begin = time.perf_counter()
+    job.run(client.get_executor())
+    wall = time.perf_counter() - begin
+    spent = {name: value - start[name] for name, value in cpu().items()}
+    begin = time.process_time()
+    job.run(None)
+    serial = time.process_time() - begin
+    workers = [value for process, value in spent.items() if process.startswith("worker")]
+    return [
+        job.name,
+        f"`{job.query}`",
+        f"{serial:.2f}",
+        f"{wall:.2f}",
+        f"{spent['caller']:.2f}",
+        f"{spent['scheduler']:.2f}",
+        " + ".join(f"{value:.2f}" for value in workers),
+        f"{sum(spent.values()):.2f}",
+    ]
+
+
 def executor_rows(
     settings: Settings, figures: Figures, pool_jobs: list[Job], dask_jobs: list[Job]
-) -> tuple[list[list[str]], dict[str, float | None]]:
+) -> tuple[list[list[str]], dict[str, float | None], list[list[str]]]:
     """Each job on a 2-process pool (against serial and against a 1-process pool) and on a
-    2-worker Dask cluster (against serial): the table rows and the speed-ups by
-    ``"<executor> <job query>"``."""
+    2-worker Dask cluster (against serial): the table rows, the speed-ups by
+    ``"<executor> <job query>"`` and the rows of :func:`cpu_split` of the Dask jobs."""
     rows = []
     speedups: dict[str, float | None] = {}
     with concurrent.futures.ProcessPoolExecutor(2) as pool:
@@ -456,7 +495,7 @@ def executor_rows(
             speedups[f"dask {job.query}"] = None
             rows.append(["Dask, 2 workers", job.name, f"`{job.query}`", "n/a", "n/a", "n/a",
                          "n/a"])  # fmt: skip
-        return rows, speedups
+        return rows, speedups, []
     with (
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
@@ -469,7 +508,8 @@ def executor_rows(
                 settings, figures, job, dask, "Dask, 2 worker processes"
             )
             rows.append(row)
-    return rows, speedups
+        split = [cpu_split(job, client) for job in dask_jobs]
+    return rows, speedups, split
 
 
 # ------------------------------------------------------------------------------- main
@@ -564,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "expected to exceed it.\n"
         )
         pool_jobs, dask_jobs = executor_jobs(mesh, n_dask, n_robot)
-        rows, on = executor_rows(settings, figures, pool_jobs, dask_jobs)
+        rows, on, split = executor_rows(settings, figures, pool_jobs, dask_jobs)
         headers = ["executor", "case", "query", "items", "reference µs/item", "executor µs/item",
                    "speed-up"]  # fmt: skip
         print(table(headers, rows))
@@ -576,6 +616,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "shared machine the workers get what the other processes leave of the 2 cores: see "
             "the load average above."
         )
+        if split:
+            print(
+                "\nCPU seconds of one call on the Dask cluster, by process (psutil, to 0.01 s), "
+                "beside one serial call's. The caller, the scheduler and the 2 workers share the "
+                "machine's cores: a speed-up over serial needs the workers' CPU plus the "
+                "caller's and the scheduler's to fit on them.\n"
+            )
+            print(table(["case", "query", "serial CPU s", "Dask wall s", "caller", "scheduler",
+                         "workers", "Dask CPU in all"], split))  # fmt: skip
 
     targets: list[tuple[str, str, float | None, float]] = [
         ("T1", "sphere/sphere iscollided, (N, 4, 4) poses: raw loop / batch",
