@@ -437,13 +437,16 @@ def shelf() -> sc.Scene:
 
 def cpu_split(job: Job, client: Any) -> list[str]:
     """Where the CPU time of one call of ``job`` on the Dask cluster goes: seconds of CPU of
-    the caller, the scheduler and each worker process, beside one serial call's (a table
-    row). On a 2-core machine they share the 2 cores."""
+    the caller (with the scheduler, when it runs there, as a LocalCluster's does), the
+    scheduler and each worker process, beside one serial call's (a table row)."""
     import os
 
     import psutil  # type: ignore[import-untyped]  # a dependency of distributed
 
-    pids = {"caller": os.getpid(), "scheduler": client.run_on_scheduler(os.getpid)}
+    pids = {"caller": os.getpid()}
+    scheduler = client.run_on_scheduler(os.getpid)
+    if scheduler != os.getpid():  # a LocalCluster runs its scheduler in the caller's process
+        pids["scheduler"] = scheduler
     pids.update({f"worker {k}": pid for k, pid in enumerate(client.run(os.getpid).values())})
     processes = {name: psutil.Process(pid) for name, pid in pids.items()}
 
@@ -465,7 +468,7 @@ def cpu_split(job: Job, client: Any) -> list[str]:
         f"{serial:.2f}",
         f"{wall:.2f}",
         f"{spent['caller']:.2f}",
-        f"{spent['scheduler']:.2f}",
+        f"{spent['scheduler']:.2f}" if "scheduler" in spent else "in the caller",
         " + ".join(f"{value:.2f}" for value in workers),
         f"{sum(spent.values()):.2f}",
     ]
