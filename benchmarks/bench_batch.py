@@ -17,7 +17,9 @@ Markdown tables, microseconds per pose (medians of the timings of whole batches)
    ``distance`` on the 5,000) and the Panda's ``check(Q)`` on 10,000 random configurations in
    a shelf of 6 boxes, each on a 2-process ``ProcessPoolExecutor`` against the serial call and
    against a 1-process pool, and on a local Dask cluster of 2 worker processes, 1 thread each
-   (``iscollided`` on 1,000,000 poses there), against serial; the pools and the cluster are
+   (``iscollided`` on 1,000,000 poses there), against serial (``iscollided`` and ``check(Q)``
+   also on a cluster started without Dask's ``MALLOC_TRIM_THRESHOLD_`` setting for its
+   workers, ``distributed.nanny.pre-spawn-environ`` emptied); the pools and the cluster are
    started, and the shapes sent to the workers, before timing (the workers keep them between
    calls). First, how much faster 2 processes run pure Python arithmetic than 1: the free
    cores the machine has at the time, which bounds every speed-up of the table; last, the
@@ -512,6 +514,30 @@ def executor_rows(
             )
             rows.append(row)
         split = [cpu_split(job, client) for job in dask_jobs]
+    # Dask sets MALLOC_TRIM_THRESHOLD_ for its worker processes, which makes glibc map every
+    # array over 128 KiB afresh: the cheap cases again, on a cluster started without it (the
+    # first cluster left it in this process's environment, where new workers would find it).
+    import os
+
+    import dask as dask_config
+
+    trim = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    with (
+        dask_config.config.set({"distributed.nanny.pre-spawn-environ": {}}),
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        untrimmed = client.get_executor()
+        for job in dask_jobs:
+            if job.query != "distance":
+                row, _ = versus_serial(
+                    settings, figures, job, untrimmed, "Dask, 2 workers, no malloc trim"
+                )
+                rows.append(row)
+    if trim is not None:
+        os.environ["MALLOC_TRIM_THRESHOLD_"] = trim
     return rows, speedups, split
 
 
