@@ -14,7 +14,7 @@ same pickle). Each chunk is a separate task, and at most a few tasks per worker 
 flight, so a long run holds only a few chunks of results at a time.
 
 The chunks of a large array of items (1 MiB or more) go to workers on this machine (a
-process pool's, or a Dask cluster's whose workers all have a local address) through shared
+process pool's, or a Dask cluster's whose workers all have a loopback address) through shared
 memory rather than with their tasks: the caller writes each chunk into a file in
 ``/dev/shm``, in one of as many slots as there are tasks in flight, and the task names its
 slot. Sending 128 MiB of poses through Dask costs more than answering them. A worker that
@@ -249,8 +249,7 @@ class _SharedSlots:
     by the caller for workers on this machine (see the module)."""
 
     def __init__(self, items: np.ndarray, size: int, slots: int) -> None:
-        self.row_bytes = items.itemsize * math.prod(items.shape[1:])
-        self.slot_bytes = self.row_bytes * size
+        self.slot_bytes = items.itemsize * math.prod(items.shape[1:]) * size
         self.slots = slots
         self.dtype = items.dtype.str
         handle, self.path = tempfile.mkstemp(prefix="spatialcontact-items-", dir=_SHARED_DIRECTORY)
@@ -313,16 +312,13 @@ def _dask_client(executor: concurrent.futures.Executor) -> Any:
 
 def _on_this_machine(executor: concurrent.futures.Executor, client: Any) -> bool:
     """Whether every worker of ``executor`` runs on this machine (a process pool's do; a Dask
-    cluster's when each has a loopback address or one of this machine's names)."""
+    cluster's when each has a loopback address, as a ``LocalCluster``'s have, or this
+    machine's host name)."""
     if isinstance(executor, concurrent.futures.ProcessPoolExecutor):
         return True
     if client is None:
         return False
-    names = {"localhost", socket.gethostname(), socket.getfqdn()}
-    try:
-        names.update(socket.gethostbyname_ex(socket.gethostname())[2])
-    except OSError:
-        pass
+    names = {"localhost", socket.gethostname()}  # no name look-up: it may hang without DNS
     workers = client.scheduler_info().get("workers", {})
     for address in workers:
         host = urllib.parse.urlsplit(address).hostname or ""

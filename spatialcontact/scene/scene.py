@@ -1365,7 +1365,8 @@ class Scene:
         self, record: _Object, found: list[tuple[Leaf[_Object], Leaf[_Object]]]
     ) -> None:
         """Make ``found`` the touching leaves of the pairs of ``record``, the one object that
-        moved (:meth:`_reset_pairs` and :meth:`_hit` of a planner's call, written out).
+        moved (a planner's call): its pairs emptied, those of ``found`` recorded
+        (:meth:`_hit`), and its pairs found empty twice in a row forgotten.
 
         A pair left empty by this query is kept (empty, not blocking) until the next one, so
         that a pair that touches every other query is not made and forgotten each time.
