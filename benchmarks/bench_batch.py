@@ -43,10 +43,11 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -501,12 +502,7 @@ def executor_rows(
             rows.append(["Dask, 2 workers", job.name, f"`{job.query}`", "n/a", "n/a", "n/a",
                          "n/a"])  # fmt: skip
         return rows, speedups, []
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with local_cluster(distributed) as client:
         dask = client.get_executor()
         for job in dask_jobs:
             row, speedups[f"dask {job.query}"] = versus_serial(
@@ -522,23 +518,34 @@ def executor_rows(
     import dask as dask_config
 
     trim = os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    try:
+        with (
+            dask_config.config.set({"distributed.nanny.pre-spawn-environ": {}}),
+            local_cluster(distributed) as client,
+        ):
+            untrimmed = client.get_executor()
+            for job in dask_jobs:
+                if job.query != "distance":
+                    row, _ = versus_serial(
+                        settings, figures, job, untrimmed, "Dask, 2 workers, no malloc trim"
+                    )
+                    rows.append(row)
+    finally:
+        if trim is not None:
+            os.environ["MALLOC_TRIM_THRESHOLD_"] = trim
+    return rows, speedups, split
+
+
+@contextlib.contextmanager
+def local_cluster(distributed: Any) -> Iterator[Any]:
+    """A local Dask cluster of 2 worker processes, 1 thread each: its client."""
     with (
-        dask_config.config.set({"distributed.nanny.pre-spawn-environ": {}}),
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        untrimmed = client.get_executor()
-        for job in dask_jobs:
-            if job.query != "distance":
-                row, _ = versus_serial(
-                    settings, figures, job, untrimmed, "Dask, 2 workers, no malloc trim"
-                )
-                rows.append(row)
-    if trim is not None:
-        os.environ["MALLOC_TRIM_THRESHOLD_"] = trim
-    return rows, speedups, split
+        yield client
 
 
 # ------------------------------------------------------------------------------- main
