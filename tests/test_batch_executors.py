@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import operator
+import os
 import pickle
 import subprocess
 import sys
@@ -387,3 +388,27 @@ def _no_nan(_: Any, chunk: np.ndarray) -> int:
     if np.isnan(chunk).any():
         raise ValueError("a NaN")
     return len(chunk)
+
+
+def test_files_left_by_a_killed_caller_are_removed_by_the_next_call(process_pool: Any) -> None:
+    # A caller killed during a call leaves its shared-memory files: the next call that makes
+    # one removes those of processes that are gone, and keeps those of live ones.
+    from spatialcontact.batch import chunks
+
+    folder = Path(chunks._SHARED_DIRECTORY)
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    gone = int(child.stdout)  # its process has ended
+    orphan = folder / f"spatialcontact-items-{gone}-abcdefgh"
+    mine = folder / f"spatialcontact-items-{os.getpid()}-abcdefgh"
+    other = folder / "spatialcontact-items-notapid-abcdefgh"
+    for path in (orphan, mine, other):
+        path.write_bytes(b"x")
+    try:
+        P = random_poses(20_000, 1.0, 65)
+        parts = batch.map_chunks(_squares, 0.0, P, chunk_size=5000, executor=process_pool)
+        np.testing.assert_array_equal(np.concatenate(parts), _squares(0.0, P))
+        assert not orphan.exists() and mine.exists() and other.exists()
+    finally:
+        for path in (orphan, mine, other):
+            path.unlink(missing_ok=True)

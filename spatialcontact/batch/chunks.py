@@ -19,6 +19,8 @@ memory rather than with their tasks: the caller writes each chunk into a file in
 ``/dev/shm``, in one of as many slots as there are tasks in flight, and the task names its
 slot. Sending 128 MiB of poses through Dask costs more than answering them. A worker that
 finds no such file (it runs elsewhere) says so, and its chunk is sent again with the task.
+The file is removed when the call ends; one left by a caller that was killed is removed by the
+next call that makes one.
 
 An exception raised by ``function`` is located: the failing chunk is halved while a half
 fails, and a :class:`BatchError` naming the global index of the item that fails (and the
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import glob
 import hashlib
 import importlib
 import ipaddress
@@ -252,8 +255,7 @@ class _SharedSlots:
         self.slot_bytes = items.itemsize * math.prod(items.shape[1:]) * size
         self.slots = slots
         self.dtype = items.dtype.str
-        handle, self.path = tempfile.mkstemp(prefix="spatialcontact-items-", dir=_SHARED_DIRECTORY)
-        self.fd = handle
+        self.fd, self.path = _shared_file("items", "")
 
     @staticmethod
     def open(items: Items, size: int, slots: int, local: bool) -> _SharedSlots | None:
@@ -310,6 +312,35 @@ def _dask_client(executor: concurrent.futures.Executor) -> Any:
     return None
 
 
+def _shared_file(kind: str, suffix: str) -> tuple[int, str]:
+    """A new file ``(descriptor, path)`` for workers on this machine, named after this process:
+    in shared memory when there is some (the files that processes since gone left there are
+    removed first), else in the temporary folder."""
+    if not os.path.isdir(_SHARED_DIRECTORY):
+        return tempfile.mkstemp(prefix=f"spatialcontact-{kind}-", suffix=suffix)
+    _remove_orphans()
+    prefix = f"spatialcontact-{kind}-{os.getpid()}-"
+    return tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=_SHARED_DIRECTORY)
+
+
+def _remove_orphans() -> None:
+    """Remove the files of :func:`_shared_file` whose process is gone: a caller killed
+    (SIGKILL) during a call could not remove its own."""
+    for path in glob.glob(os.path.join(_SHARED_DIRECTORY, "spatialcontact-*-*-*")):
+        pid = os.path.basename(path).split("-")[2]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)  # signal 0: is it there? (POSIX only, as /dev/shm is)
+        except ProcessLookupError:
+            try:
+                os.remove(path)
+            except OSError:  # removed meanwhile, or not this user's to remove
+                pass
+        except OSError:  # there, another user's
+            pass
+
+
 def _on_this_machine(executor: concurrent.futures.Executor, client: Any) -> bool:
     """Whether every worker of ``executor`` runs on this machine (a process pool's do; a Dask
     cluster's when each has a loopback address, as a ``LocalCluster``'s have, or this
@@ -360,10 +391,7 @@ def _send(
         future = client.scatter(blob, broadcast=True, hash=False)
         return future, {"pure": False}, future.release
     if isinstance(executor, concurrent.futures.ProcessPoolExecutor):
-        folder = _SHARED_DIRECTORY if os.path.isdir(_SHARED_DIRECTORY) else None
-        handle, path = tempfile.mkstemp(
-            prefix="spatialcontact-batch-", suffix=".pickle", dir=folder
-        )
+        handle, path = _shared_file("batch", ".pickle")
         with os.fdopen(handle, "wb") as f:
             f.write(blob)
         return _File(path), {}, lambda: os.remove(path)
