@@ -1078,7 +1078,7 @@ def test_sphere_tier_is_the_scene_answer() -> None:
             axis, angle = tuple(rng.normal(size=3)), rng.uniform(-3, 3)
             shape.T = pose(axis, angle, tuple(rng.uniform(-0.6, 0.6, 3)))
         scene.collisions()  # every body now moving, the tier up to date
-        tier, number = broadphase._small or broadphase._small_tier()
+        tier, number = broadphase._compiled or broadphase._compile_tier()
         body_of = {shape: broadphase.leaf_of(shape).body for shape in leaves}  # type: ignore[union-attr]
         for body, k in number.items():
             got = {(a.shape, b.shape) for a, b in tier.touching(k, body.self_collision)}

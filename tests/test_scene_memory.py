@@ -140,7 +140,7 @@ def test_a_scene_its_own_shape_refers_to_is_freed() -> None:
     assert scene.in_collision()
     b.T = trans(0.9)
     assert scene.in_collision()  # the one-moved-object path: the tier is made
-    assert scene._broadphase._small is not None
+    assert scene._broadphase._compiled is not None
     a.scene = scene
     ref = weakref.ref(scene)
     del scene, a, b

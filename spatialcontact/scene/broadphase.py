@@ -26,9 +26,9 @@ time in a row; and when bodies that stopped go back to rest, which they do toget
 enough of them have (their rest objects are placed again). When many bodies move at once,
 every rest object is placed, the tree refitted and asked for all its pairs in one call.
 Scenes of a few leaves keep every body in the tier: comparing a moved leaf with a handful of
-others costs less than one tree call. When one body moves there, a compiled copy of the tier
-(:class:`spatialcontact._native.SphereTier`) compares its leaves with all the others and asks
-the pair queries in one call.
+others costs less than one tree call. When one body moves, a compiled copy of the tier
+(:class:`spatialcontact._native.SphereTier`) compares its leaves with those of the rest of the
+tier and asks their pair queries in one call.
 
 Coal's references
 -----------------
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -362,10 +363,9 @@ class Broadphase(Generic[Owner]):
         request.enable_contact = True
         request.distance_upper_bound = 0.0
         self._spheres: tuple[list[Leaf[Owner]], np.ndarray, np.ndarray] | None = None
-        self._small: tuple[Any, dict[Body[Owner], int]] | None = None
-        """Every leaf in a compiled tier, with the number of each body that has leaves (see
-        :meth:`_small_tier`); None until a small scene's query needs it, or when leaves
-        changed."""
+        self._compiled: tuple[Any, dict[Body[Owner], int]] | None = None
+        """The tier in compiled code (:meth:`_compile_tier`); None until a query needs it, and
+        again whenever the tier or its leaves change."""
         self._sphere_stale: set[Body[Owner]] = set()
         self._stale: set[Body[Owner]] = set()
         """Bodies with parked objects whose boxes are still where they were (see _park)."""
@@ -392,7 +392,7 @@ class Broadphase(Generic[Owner]):
         self._tier.pop(body, None)
         self._sphere_stale.discard(body)
         self._stale.discard(body)
-        self._spheres = self._small = None
+        self._spheres = self._compiled = None
         self._tidy()
 
     def reshape(self, body: Body[Owner], shapes: Sequence[CollisionShape]) -> None:
@@ -434,7 +434,7 @@ class Broadphase(Generic[Owner]):
         body.octrees = tuple(leaf for leaf in leaves if not leaf.managed)
         body.measured = body.placed = -1
         body.placing = None
-        self._spheres = self._small = None
+        self._spheres = self._compiled = None
 
     def _drop(self, leaf: Leaf[Owner]) -> None:
         """Take ``leaf`` out of the look-up tables and the rest tree."""
@@ -508,6 +508,7 @@ class Broadphase(Generic[Owner]):
         """Put a body that moved (at rest until now) in the tier, its rest objects parked."""
         body.moving = True
         self._tier[body] = None
+        self._compiled = None
         for leaf in body.managed:
             if not leaf.parked:
                 self._park(leaf)
@@ -521,6 +522,7 @@ class Broadphase(Generic[Owner]):
         leaves = sum(len(body.managed) for body in stopped)
         if len(tier) <= TIER_LIMIT and leaves * SETTLE_SHARE < self._registered:
             return
+        self._compiled = None
         for body in stopped:
             body.moving = False
             del tier[body]
@@ -552,11 +554,11 @@ class Broadphase(Generic[Owner]):
             if body.moving and body not in self._stale:
                 body.epoch += 1
                 self._sphere_stale.add(body)
-                if not self._octrees:  # every leaf is in the tier: compare in one call
-                    tier, number = self._small or self._small_tier()
+                if not self._octrees:  # _compare_tier's one-body path, without its call
+                    compiled, number = self._compiled or self._compile_tier()
                     if body not in number:
                         return [], False
-                    return tier.touching(number[body], body.self_collision), False
+                    return compiled.touching(number[body], body.self_collision), False
                 found: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
                 self._compare_tier(moved, found)
                 return found, False
@@ -591,10 +593,13 @@ class Broadphase(Generic[Owner]):
         self._compare_tier(moved, pairs)
         return pairs, False
 
-    def _small_tier(self) -> tuple[Any, dict[Body[Owner], int]]:
-        """The compiled tier of every leaf (:class:`spatialcontact._native.SphereTier`), in
-        the order of the bodies, and the number of each body with leaves in it."""
-        leaves = [leaf for body in self._bodies for leaf in body.leaves]
+    def _compile_tier(self) -> tuple[Any, dict[Body[Owner], int]]:
+        """The leaves of the tier in compiled code (:class:`spatialcontact._native.
+        SphereTier`), bodies in the order they were added (so that a pair of leaves is asked
+        by the earlier body's, as :func:`_touch` does), and the number of each body with
+        leaves in it."""
+        bodies = sorted(self._tier, key=operator.attrgetter("serial"))
+        leaves = [leaf for body in bodies for leaf in body.leaves]
         number: dict[Body[Owner], int] = {}
         for leaf in leaves:
             number.setdefault(leaf.body, len(number))
@@ -610,8 +615,8 @@ class Broadphase(Generic[Owner]):
             tuple(leaf.shape for leaf in leaves),
             tuple(leaves),
         )
-        self._small = (tier, number)
-        return self._small
+        self._compiled = (tier, number)
+        return self._compiled
 
     def _all_pairs(self, moved: Sequence[Body[Owner]]) -> list[tuple[Leaf[Owner], Leaf[Owner]]]:
         """Every touching pair of the scene, each body back at rest."""
@@ -623,6 +628,7 @@ class Broadphase(Generic[Owner]):
                 else:
                     leaf.place(leaf.co, leaf.shape._tf)
         self._tier.clear()
+        self._compiled = None
         pairs: list[tuple[Leaf[Owner], Leaf[Owner]]] = []
         by_gid = self._by_gid
         if self._registered:
@@ -771,18 +777,10 @@ class Broadphase(Generic[Owner]):
         themselves, by bounding spheres and pair queries."""
         tier = self._tier
         if len(moved) == 1 and not self._octrees:  # a planner's call: one body moved
+            compiled, number = self._compiled or self._compile_tier()
             body = moved[0]
-            leaves = body.leaves
-            if leaves:
-                body.measure()
-                for other in tier:
-                    if other is not body and other.leaves:
-                        if other.measured != other.epoch:
-                            other.measure()
-                        _touching_pairs(leaves, other.leaves, pairs)
-                if body.self_collision:
-                    for i, a in enumerate(leaves):
-                        _touching_pairs((a,), leaves[i + 1 :], pairs)
+            if body in number:  # a body with leaves
+                pairs += compiled.touching(number[body], body.self_collision)
             return
         resting_octrees: Sequence[Leaf[Owner]] = ()
         if self._octrees:
