@@ -33,7 +33,6 @@
 #include <exception>
 #include <new>
 #include <stdexcept>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -1514,38 +1513,26 @@ void pair_call_dealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-PyObject* collide_call(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
-  if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != nullptr) {
-    PyErr_SetString(PyExc_TypeError, "a CollideCall takes no arguments");
-    return nullptr;
-  }
-  CollideCall* call = reinterpret_cast<CollideCall*>(self);
-  std::size_t n;
-  try {
-    call->result->clear();
-    n = (*call->functor)(*call->tf1, *call->tf2, *call->request, *call->result);
-  } catch (...) {
-    raise_coal_error();
-    return nullptr;
-  }
-  return PyLong_FromSize_t(n);
-}
+PyObject* to_python(std::size_t contacts) { return PyLong_FromSize_t(contacts); }
+PyObject* to_python(double distance) { return PyFloat_FromDouble(distance); }
 
-PyObject* distance_call(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
+// Calling a cached pair query: the result cleared, the functor run, its answer returned (the
+// number of contacts, or the distance).
+template <class Call>
+PyObject* run_pair_call(PyObject* self, PyObject* const*, size_t nargsf, PyObject* kwnames) {
   if (PyVectorcall_NARGS(nargsf) != 0 || kwnames != nullptr) {
-    PyErr_SetString(PyExc_TypeError, "a DistanceCall takes no arguments");
+    const char* name = std::strrchr(Py_TYPE(self)->tp_name, '.');  // after the module's
+    PyErr_Format(PyExc_TypeError, "a %s takes no arguments", name + 1);
     return nullptr;
   }
-  DistanceCall* call = reinterpret_cast<DistanceCall*>(self);
-  double d;
+  Call* call = reinterpret_cast<Call*>(self);
   try {
     call->result->clear();
-    d = (*call->functor)(*call->tf1, *call->tf2, *call->request, *call->result);
+    return to_python((*call->functor)(*call->tf1, *call->tf2, *call->request, *call->result));
   } catch (...) {
     raise_coal_error();
     return nullptr;
   }
-  return PyFloat_FromDouble(d);
 }
 
 template <class Call, class Functor, class Request, class Result>
@@ -1577,7 +1564,7 @@ PyObject* pair_call_new(PyTypeObject* type, PyObject* args, PyObject* kwargs, co
   call->tf2 = tf2;
   call->request = request;
   call->result = result;
-  call->vectorcall = std::is_same<Call, CollideCall>::value ? collide_call : distance_call;
+  call->vectorcall = run_pair_call<Call>;
   return reinterpret_cast<PyObject*>(call);
 }
 

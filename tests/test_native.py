@@ -713,22 +713,17 @@ def test_distance_call_gives_the_distance_and_witness_points() -> None:
 )
 def test_pair_calls_refuse_objects_of_other_classes(make: Any, position: int, message: str) -> None:
     g1, g2, tf1, tf2 = pair_objects()
-    collide = [
-        coal.ComputeCollision(g1, g2),
-        tf1,
-        tf2,
-        coal.CollisionRequest(),
-        coal.CollisionResult(),
-    ]
-    distance = [
-        coal.ComputeDistance(g1, g2),
-        tf1,
-        tf2,
-        coal.DistanceRequest(),
-        coal.DistanceResult(),
-    ]
-    args = list(collide if make is _native.CollideCall else distance)
-    other = distance if make is _native.CollideCall else collide
+    classes = {
+        _native.CollideCall: (coal.ComputeCollision, coal.CollisionRequest, coal.CollisionResult),
+        _native.DistanceCall: (coal.ComputeDistance, coal.DistanceRequest, coal.DistanceResult),
+    }
+
+    def objects(call: Any) -> list[Any]:
+        functor, request, result = classes[call]
+        return [functor(g1, g2), tf1, tf2, request(), result()]
+
+    args = objects(make)
+    other = objects(_native.DistanceCall if make is _native.CollideCall else _native.CollideCall)
     args[position] = {1: g1, 2: None}.get(position, other[position])
     with pytest.raises(TypeError, match=message):
         make(*args)
