@@ -32,6 +32,7 @@ PREFIX = _cmeel_prefix()
 native = Extension(
     "spatialcontact._native",
     sources=["spatialcontact/_native.cpp"],
+    depends=["spatialcontact/_mesh_contacts.hpp"],
     include_dirs=[
         str(PREFIX / "include"),
         str(PREFIX / "include" / "eigen3"),

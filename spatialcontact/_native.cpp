@@ -22,6 +22,8 @@
 #include <coal/distance.h>
 #include <coal/math/transform.h>
 
+#include "_mesh_contacts.hpp"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -143,6 +145,17 @@ bool rigid(const Pose v) {
          (std::fabs(c * d - a * f - h) <= tol) & (std::fabs(a * e - b * d - i) <= tol) &
          (std::fabs(x) <= far) & (std::fabs(y) <= far) & (std::fabs(z) <= far) &
          (v[12] == 0.0) & (v[13] == 0.0) & (v[14] == 0.0) & (v[15] == 1.0);
+}
+
+// True when `v` is what Coal may be given, rigid or not: finite entries, the translation
+// within range, last row 0 0 0 1 (the check that stays when the caller vouches for rigidity).
+bool sound(const Pose v) {
+  bool finite = true;
+  for (int k = 0; k < 12; ++k) finite &= std::isfinite(v[k]);
+  const double far = kMaxTranslation;
+  return finite & (std::fabs(v[3]) <= far) & (std::fabs(v[7]) <= far) &
+         (std::fabs(v[11]) <= far) & (v[12] == 0.0) & (v[13] == 0.0) & (v[14] == 0.0) &
+         (v[15] == 1.0);
 }
 
 // Ask for row `i + 32` of packed rows of `width` entries (4 KiB ahead for poses: the hardware
@@ -282,6 +295,24 @@ PyObject* first_not_rigid(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   for (; n < P.length(); ++n) {
     const double* pose = packed ? packed + 16 * n : (P.read(n, v), v);
     if (!rigid(pose)) return PyLong_FromSsize_t(n);
+  }
+  return PyLong_FromLong(-1);
+}
+
+PyObject* first_unsound(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("first_unsound", nargs, 1)) return nullptr;
+  const Py_ssize_t shape[3] = {-1, 4, 4};
+  Buffer P;
+  if (!P.take(args[0], 3, shape, false)) {
+    PyErr_SetString(PyExc_TypeError, "poses must be a float64 array of shape (n, 4, 4)");
+    return nullptr;
+  }
+  const double* packed = P.packed(16) ? P.data() : nullptr;
+  Pose v;
+  for (Py_ssize_t n = 0; n < P.length(); ++n) {
+    if (packed != nullptr) ahead(packed, n, P.length(), 16);
+    const double* pose = packed ? packed + 16 * n : (P.read(n, v), v);
+    if (!sound(pose)) return PyLong_FromSsize_t(n);
   }
   return PyLong_FromLong(-1);
 }
@@ -1374,10 +1405,10 @@ bool capsule_box(const double* c, const double* row, bool pose) {
   return capsule_box_in_frame(e2, D, h, c[kRadius]);
 }
 
-// A row that may not be answered: a pose that is not rigid, a translation not finite or out
-// of range.
-inline bool bad_row(const double* row, bool pose, double limit) {
-  if (pose) return !rigid(row);
+// A row that may not be answered: a pose that is not rigid (`rigid_check`) or not sound, a
+// translation not finite or out of range.
+inline bool bad_row(const double* row, bool pose, bool rigid_check, double limit) {
+  if (pose) return rigid_check ? !rigid(row) : !sound(row);
   return !(std::fabs(row[0]) <= limit && std::fabs(row[1]) <= limit && std::fabs(row[2]) <= limit);
 }
 
@@ -1427,7 +1458,7 @@ PyObject* collide_rows_of(long kind, const double* c, const Buffer& rows, bool p
     } else {
       for (int k = 0; k < width; ++k) copy[k] = pose ? rows.at(i, k / 4, k % 4) : rows.at(i, k);
     }
-    if (check && bad_row(row, pose, limit)) {
+    if (bad_row(row, pose, check != 0, limit)) {
       bad = i;
       break;
     }
@@ -1631,6 +1662,95 @@ PyTypeObject kDistanceCallType = pair_call_type<DistanceCall>(
     "functor(tf1, tf2, request, result), the distance (a coal.ComputeDistance and its coal "
     "objects, held); points() gives the witness points.",
     distance_call_new, kDistanceMethods);
+
+// ---------------------------------------------------------------- mesh pairs
+
+// A built triangle mesh held by `obj` (a coal.BVHModelOBBRSS), or nullptr with a TypeError or
+// ValueError naming `name`.
+const coal::BVHModel<coal::OBBRSS>* triangle_mesh(PyObject* obj, const char* name) {
+  const auto* model = held_by<coal::BVHModel<coal::OBBRSS>>(obj, name, "BVHModelOBBRSS");
+  if (model == nullptr) return nullptr;
+  if (model->build_state != coal::BVH_BUILD_STATE_PROCESSED || !model->vertices ||
+      !model->tri_indices || model->num_tris == 0 || model->getNumBVs() == 0) {
+    PyErr_Format(PyExc_ValueError, "%s must be a built triangle mesh (endModel called)", name);
+    return nullptr;
+  }
+  return model;
+}
+
+// New float64 array (n, 3) of the rows `get(contact)` of `found`.
+template <class Get>
+PyObject* rows_of(const std::vector<mesh_contacts::TriangleContact>& found, Get get) {
+  const npy_intp shape[2] = {static_cast<npy_intp>(found.size()), 3};
+  PyObject* out = PyArray_SimpleNew(2, shape, NPY_DOUBLE);
+  if (out == nullptr) return nullptr;
+  double* data = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(out)));
+  for (const auto& c : found) {
+    const coal::Vec3s& v = get(c);
+    *data++ = v[0];
+    *data++ = v[1];
+    *data++ = v[2];
+  }
+  return out;
+}
+
+// mesh_contacts(m1, tf1, m2, tf2, margin, keep) -> (triangles (m, 2) int64, depth (m,),
+// normal (m, 3), p1 (m, 3), p2 (m, 3)): the `keep` deepest pairs of triangles of the two
+// meshes that overlap, touch or lie within `margin`, deepest first, with their exact depths
+// (see _mesh_contacts.hpp).
+PyObject* mesh_pair_contacts(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (!arity("mesh_contacts", nargs, 6)) return nullptr;
+  const auto* m1 = triangle_mesh(args[0], "m1");
+  if (m1 == nullptr) return nullptr;
+  const coal::Transform3s* tf1 = transform_of(args[1], "tf1");
+  if (tf1 == nullptr) return nullptr;
+  const auto* m2 = triangle_mesh(args[2], "m2");
+  if (m2 == nullptr) return nullptr;
+  const coal::Transform3s* tf2 = transform_of(args[3], "tf2");
+  if (tf2 == nullptr) return nullptr;
+  const double margin = PyFloat_AsDouble(args[4]);
+  if (margin == -1.0 && PyErr_Occurred()) return nullptr;
+  if (!std::isfinite(margin)) {
+    PyErr_SetString(PyExc_ValueError, "margin must be finite");
+    return nullptr;
+  }
+  const long long keep = PyLong_AsLongLong(args[5]);
+  if (keep == -1 && PyErr_Occurred()) return nullptr;
+  if (keep < 1) {
+    PyErr_Format(PyExc_ValueError, "keep must be at least 1, got %lld", keep);
+    return nullptr;
+  }
+  std::vector<mesh_contacts::TriangleContact> found;
+  try {
+    mesh_contacts::collect(*m1, *tf1, *m2, *tf2, margin, static_cast<std::size_t>(keep), found);
+  } catch (const std::bad_alloc&) {
+    return PyErr_NoMemory();
+  }
+  const npy_intp count = static_cast<npy_intp>(found.size());
+  const npy_intp pair_shape[2] = {count, 2};
+  PyObject* triangles = PyArray_SimpleNew(2, pair_shape, NPY_INT64);
+  PyObject* depth = PyArray_SimpleNew(1, &count, NPY_DOUBLE);
+  PyObject* normal = rows_of(found, [](const auto& c) -> const coal::Vec3s& { return c.normal; });
+  PyObject* p1 = rows_of(found, [](const auto& c) -> const coal::Vec3s& { return c.p1; });
+  PyObject* p2 = rows_of(found, [](const auto& c) -> const coal::Vec3s& { return c.p2; });
+  if (triangles == nullptr || depth == nullptr || normal == nullptr || p1 == nullptr ||
+      p2 == nullptr) {
+    Py_XDECREF(triangles);
+    Py_XDECREF(depth);
+    Py_XDECREF(normal);
+    Py_XDECREF(p1);
+    Py_XDECREF(p2);
+    return nullptr;
+  }
+  auto* pairs = static_cast<npy_int64*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(triangles)));
+  auto* depths = static_cast<double*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(depth)));
+  for (const auto& c : found) {
+    *pairs++ = c.b1;
+    *pairs++ = c.b2;
+    *depths++ = c.depth;
+  }
+  return Py_BuildValue("(NNNNN)", triangles, depth, normal, p1, p2);
+}
 
 // ---------------------------------------------------------------- contact records
 
@@ -1923,6 +2043,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "first_not_rigid(P) -> int: index of the first pose of the float64 (n, 4, 4) array P "
      "that is not rigid, or -1."},
+    {"first_unsound",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(first_unsound)),
+     METH_FASTCALL,
+     "first_unsound(P) -> int: index of the first pose of P (n, 4, 4) with a non-finite entry, "
+     "a translation out of range or a wrong last row, or -1."},
     {"place", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(place)),
      METH_FASTCALL,
      "place(tf, M, keep, parent_world) -> bool: when M is a rigid float64 (4, 4) array, copy "
@@ -1985,9 +2110,10 @@ PyMethodDef kMethods[] = {
     {"collide_rows", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(collide_rows)),
      METH_FASTCALL,
      "collide_rows(kind, params, rows, check, limit) -> (hit, bad): the yes/no of two leaves "
-     "for each row (a (4, 4) pose or a (3,) translation of the moving leaf) of rows; with "
-     "check, stop at the first row that is not a rigid pose (or a finite translation within "
-     "limit) and give its index as bad (else -1). hit is a new bool array, False from bad on. "
+     "for each row (a (4, 4) pose or a (3,) translation of the moving leaf) of rows; stop at "
+     "the first row that is not a rigid pose (with check; without, a pose with non-finite "
+     "entries, out of range or a wrong last row), or not a finite translation within limit, "
+     "and give its index as bad (else -1). hit is a new bool array, False from bad on. "
      "See spatialcontact.batch._fast.DirectCollide."},
     {"axis_map", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(axis_map)),
      METH_FASTCALL,
@@ -1998,6 +2124,11 @@ PyMethodDef kMethods[] = {
      METH_FASTCALL,
      "nearest_pair(ca, ra, cb, rb, cutoff) -> (i, j) or None: the first pair of nearest_order "
      "(the smallest gap, the first in row order on a tie), without sorting the others."},
+    {"mesh_contacts",
+     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(mesh_pair_contacts)),
+     METH_FASTCALL,
+     "mesh_contacts(m1, tf1, m2, tf2, margin, keep) -> (triangles, depth, normal, p1, p2): "
+     "the keep deepest triangle pairs of two meshes that overlap or lie within margin."},
     {"contact_normals_positions",
      reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)(void)>(contact_normals_positions)),
      METH_FASTCALL,

@@ -160,16 +160,18 @@ class Contact(_Record):
         p1: Sequence[float] | np.ndarray,
         p2: Sequence[float] | np.ndarray,
         normal: Sequence[float] | np.ndarray,
+        b1: int = -1,
+        b2: int = -1,
     ) -> Contact:
-        """A record of a primitive pair's contact computed here (a closed form, or a repair of
-        Coal's answer from :mod:`spatialcontact._coal.quirks`): ``p1`` on ``o1``, ``p2`` on
-        ``o2``, ``normal`` unit from ``o1`` to ``o2``, world frame, not checked; ``pos`` is
-        their midpoint."""
+        """A record of a contact computed here (a closed form, two meshes' triangles, or a
+        repair of Coal's answer from :mod:`spatialcontact._coal.quirks`): ``p1`` on ``o1``,
+        ``p2`` on ``o2``, ``normal`` unit from ``o1`` to ``o2``, world frame, not checked;
+        ``pos`` is their midpoint."""
         self = _new(cls)
         _set(self, "o1", o1)
         _set(self, "o2", o2)
-        _set(self, "b1", -1)
-        _set(self, "b2", -1)
+        _set(self, "b1", b1)
+        _set(self, "b2", b2)
         _set(self, "penetration_depth", float(depth))
         _set(self, "_coal", (normal, p1, p2))  # made into arrays when first read (_load)
         _set(self, "_arrays", None)

@@ -80,6 +80,12 @@ def _index(value: Any, name: str) -> int:
     raise ShapeTypeError(f"{name} must be an integer, got {describe(value)}")
 
 
+def _slice_text(index: slice) -> str:
+    """``index`` as written between brackets: ``[::2]``, ``[1:5:2]``."""
+    parts = ("" if x is None else str(x) for x in (index.start, index.stop, index.step))
+    return "[" + ":".join(parts) + "]"
+
+
 class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
     """An ordered, list-like group of shapes and nested groups that is itself a shape.
 
@@ -208,13 +214,16 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             One pose per element (``n == len(self)``), each relative to this group.
         check : bool
             False skips the rigidity check: only for poses the caller computed itself as rigid
-            transforms (forward kinematics, say). Shapes and wrong lengths are always checked.
+            transforms (forward kinematics, say). Shapes, wrong lengths and what Coal must
+            never be given (non-finite entries, translations beyond ±1e6 m, a last row other
+            than ``[0, 0, 0, 1]``) are always checked.
 
         Raises
         ------
         InvalidPoseError
-            ``poses`` has the wrong shape, or (with ``check``) a pose that is not rigid; no
-            element moves then.
+            ``poses`` has the wrong shape, or a pose that is not rigid (without ``check``: a
+            pose with non-finite entries, out of range or with a wrong last row), naming the
+            first; no element moves then.
         """
         n = len(self._elements)
         P = poses
@@ -224,8 +233,13 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             raise InvalidPoseError(
                 f"poses must have shape ({n}, 4, 4), one pose per element, got shape {P.shape}"
             )
-        if check and _native.first_not_rigid(P) >= 0:
-            _pose.as_poses(P, "poses")  # raises, naming the first bad pose
+        if check:
+            if _native.first_not_rigid(P) >= 0:
+                _pose.as_poses(P, "poses")  # raises, naming the first bad pose
+        else:
+            bad = _native.first_unsound(P)
+            if bad >= 0:
+                _pose.pose_values(np.ascontiguousarray(P[bad]), f"poses[{bad}]")  # raises
         buffer, batch, leaves, groups = self._slots()
         np.copyto(batch, P)  # each element's T is its row, read when asked for (ShapeBase.T)
         _native.place_all(
@@ -340,7 +354,16 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         with _state.LOCK:
             if isinstance(index, slice):
                 old = self._elements[index]
+                if not isinstance(item, Iterable) or isinstance(item, (str, bytes)):
+                    raise ShapeTypeError(
+                        f"a slice of a group takes an iterable of shapes, got {describe(item)}"
+                    )
                 new = list(item)
+                if index.step not in (None, 1) and len(new) != len(old):
+                    raise InvalidArgumentError(
+                        f"the extended slice {_slice_text(index)} holds {len(old)} elements, "
+                        f"got {len(new)} shapes to put in it"
+                    )
                 kept = [e for e in old if any(e is n for n in new)]
                 added: list[CollisionShape] = []
                 for n, element in enumerate(new):

@@ -535,12 +535,12 @@ def _contact_entry(a: CollisionShape, b: CollisionShape) -> tuple[Any, ...]:
     # quirks M: contacts asked within the overshoot, then checked (None: not needed)
     parallel = None if form is None else quirks.parallel_test(ga, gb)
     overshoot = 0.0 if parallel is None else quirks.capsule_overshoot(ga, gb)
-    both = quirks.both_orders(ga, gb)
+    triangles = quirks.triangle_meshes(ga, gb)
     result = coal.CollisionResult()
     call = pair_call(functor, a._tf, b._tf, request, result)
     return (
-        call, functor, b._tf, request, result, many, keep, form, (overshoot, parallel), both,
-        get_ident(),
+        call, functor, b._tf, request, result, many, keep, form, (overshoot, parallel),
+        triangles, get_ident(),
     )  # fmt: skip
 
 
@@ -565,27 +565,14 @@ def _run_contacts(
     max_contacts: int,
     margin: float,
     out: list[Contact],
-    one_order: bool = False,
 ) -> None:
-    """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts
-    (in both argument orders for the pairs of :func:`quirks.both_orders`, unless
-    ``one_order``)."""
-    call, functor, tf2, request, result, many, keep, form, (overshoot, parallel), both, _ = entry
-    if both and not one_order:
-        mine: list[Contact] = []
-        _run_contacts(entry, a, b, max_contacts, margin, mine, True)
-        if not mine:
-            return
-        theirs: list[Contact] = []
-        other = thread_entry(b, a, "_contact_pairs", _contact_entry)
-        _run_contacts(other, b, a, max_contacts, margin, theirs, True)
-        if theirs:
-            mine_d, theirs_d = mine[0].penetration_depth, theirs[0].penetration_depth
-            if theirs_d > mine_d or (
-                theirs_d == mine_d and not quirks.is_canonical(keep[0], a._tf, keep[1], tf2)
-            ):
-                mine = [c._swapped() for c in theirs]
-        out.extend(mine)
+    """Collide one cached leaf pair and append its ``max_contacts`` deepest contacts (two
+    meshes: :func:`_triangle_contacts`)."""
+    call, functor, tf2, request, result, many, keep, form, (overshoot, parallel), triangles, _ = (
+        entry
+    )
+    if triangles:
+        _triangle_contacts(a, b, keep[0], keep[1], max_contacts, margin, out)
         return
     request.security_margin = margin + overshoot
     n = call()
@@ -637,6 +624,27 @@ def _run_contacts(
         out.extend(Contact._from_coal(c, a, b, b1=_cell(a, c.getNearestPoint1())) for c in found)
     else:
         out.extend(Contact._from_coal(c, a, b) for c in found)
+
+
+def _triangle_contacts(
+    a: CollisionShape,
+    b: CollisionShape,
+    ga: Any,
+    gb: Any,
+    max_contacts: int,
+    margin: float,
+    out: list[Contact],
+) -> None:
+    """The ``max_contacts`` deepest contacts of two meshes, one per pair of triangles within
+    ``margin``, with exact depths (quirks L): deepest first, the triangles' indices as
+    ``b1`` and ``b2``."""
+    triangles, depth, normal, p1, p2 = _native.mesh_contacts(
+        ga, a._tf, gb, b._tf, margin, max_contacts
+    )
+    for (b1, b2), d, n, q1, q2 in zip(
+        triangles.tolist(), depth.tolist(), normal, p1, p2, strict=True
+    ):
+        out.append(Contact._from_answer(a, b, d, q1, q2, n, b1, b2))
 
 
 def _cell(octree: CollisionShape, point: np.ndarray) -> int:

@@ -8,6 +8,7 @@ must give the same answers, to 1e-9 where the shapes are apart and to Coal's EPA
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import math
 import subprocess
 import sys
@@ -653,6 +654,35 @@ def test_check_false_still_refuses_what_coal_must_never_see() -> None:
         batch.distance(hull, sc.Sphere(0.2), P, check=False)
 
 
+@pytest.mark.parametrize("executor", [None, "threads"])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (sc.Sphere(1.0), sc.Sphere(0.5)),  # the direct path (iscollided) and a closed form
+        (sc.Cuboid([1.0, 0.6, 0.4]), sc.Capsule(0.2, 0.5)),
+        (sc.HalfSpace([0.0, 0.0, 1.0], 0.0), sc.Cuboid([0.2, 0.2, 0.2])),
+        (sc.Sphere(1.0), sc.CollisionShapeGroup([sc.Sphere(0.2), sc.Capsule(0.1, 0.3)])),
+    ],
+)
+def test_check_false_refuses_rows_no_answer_can_be_read_from(
+    a: sc.CollisionShape, b: sc.CollisionShape, executor: str | None
+) -> None:
+    # The closed forms and the direct paths never hand a pose to Coal, but a NaN read by them
+    # answered "apart" (False, inf): an unchecked batch is still checked for it.
+    P = random_poses(40, 1.0, seed=5)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if executor:
+            pool = stack.enter_context(concurrent.futures.ThreadPoolExecutor(1))
+        for entry, value in (((1, 3), math.nan), ((2, 0), math.inf), ((0, 3), 2e6),
+                             ((3, 1), 1.0)):  # fmt: skip
+            Q = P.copy()
+            Q[23][entry] = value
+            for ask in (batch.iscollided, batch.distance):
+                with pytest.raises(sc.InvalidPoseError, match=r"poses\[23\] must be a rigid"):
+                    ask(a, b, Q, check=False, executor=pool, chunk_size=8)
+
+
 def test_check_must_be_a_bool() -> None:
     with pytest.raises(sc.ShapeTypeError, match="check must be True or False, got 1"):
         batch.iscollided(sc.Sphere(1.0), sc.Sphere(0.5), [[0.0, 0.0, 0.0]], check=cast(Any, 1))
@@ -747,9 +777,15 @@ def test_the_direct_paths_check_their_rows_in_the_same_pass(case: int) -> None:
     P[17, 2, 3] = math.nan
     with pytest.raises(sc.InvalidPoseError, match=r"poses\[17\] .*non-finite"):
         batch.iscollided(a, b, P)
-    # check=False: the caller vouches for its poses, which no closed form hands to Coal.
+    # check=False: the caller vouches for rigidity only; a non-finite row is still refused.
+    with pytest.raises(sc.InvalidPoseError, match=r"poses\[17\] .*non-finite"):
+        batch.iscollided(a, b, P, check=False)
+    P[17, 2, 3] = 0.0
+    P[321, :3, :3] *= 2.0  # not rigid, but answers can be read from it
     unchecked = batch.iscollided(a, b, P, check=False)
-    np.testing.assert_array_equal(np.delete(unchecked, 17), np.delete(good, 17))
+    assert len(unchecked) == len(P)
+    P[321, :3, :3] /= 2.0
+    P[17, 2, 3] = math.nan
     t = P[:, :3, 3].copy()
     t[17] = 0.0
     t[400, 1] = -math.inf

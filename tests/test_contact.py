@@ -305,25 +305,28 @@ def test_crossing_mesh_triangles_depth_and_normal() -> None:
     np.testing.assert_allclose(c.normal, [0.0, 0.0, 1.0], atol=EPA_ATOL)
 
 
-# Coal 3.0.3 gives two crossing triangles one point of their intersection as both witness
-# points; the record then places them half the depth either side of pos along the normal.
-# FLAT lies in z = 0 and STANDING pokes through it down to z = -0.1: depth -0.1, normal +z, so
-# the witness points are pos -/+ (0, 0, -0.05). Asked the other way round, Coal's EPA finds a
-# different separation for this pair (0.5 along x): only the identity is checked there.
+# FLAT lies in z = 0 and STANDING pokes through it down to its bottom edge, x = 0, z = -0.1,
+# |y| <= 0.2: depth -0.1, normal +z (from FLAT to STANDING), the witness points a point of
+# that edge and the point of FLAT above it, pos halfway between. Coal 3.0.3 gave one point of
+# the intersection as both witness points, and asked the other way round its EPA found
+# another separation (0.5 along x); the package's triangle contacts give the same contact in
+# both orders.
 def test_crossing_mesh_triangles_witness_points() -> None:
     a = Mesh.from_arrays(FLAT, [[0, 1, 2]])
     b = Mesh.from_arrays(STANDING, [[0, 1, 2]])
     (c,) = a.contacts(b)
-    assert c.pos[2] == pytest.approx(0.0, abs=EPA_ATOL)
-    np.testing.assert_allclose(
-        c.nearest_points[0], c.pos + np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL
-    )
-    np.testing.assert_allclose(
-        c.nearest_points[1], c.pos - np.array([0.0, 0.0, 0.05]), atol=EPA_ATOL
-    )
-    assert_identity(c, EPA_ATOL)
+    p1, p2 = c.nearest_points
+    assert p1[2] == pytest.approx(0.0, abs=1e-12)
+    assert p2[2] == pytest.approx(-0.1, abs=1e-12)
+    assert p2[0] == pytest.approx(0.0, abs=1e-12)
+    assert abs(p2[1]) <= 0.2 + 1e-12
+    np.testing.assert_allclose(p1[:2], p2[:2], atol=1e-12)
+    np.testing.assert_allclose(c.pos, 0.5 * (p1 + p2), atol=1e-15)
+    assert_identity(c, 1e-12)
     (d,) = b.contacts(a)
-    assert_identity(d, EPA_ATOL)
+    assert d.penetration_depth == pytest.approx(-0.1, abs=1e-12)
+    np.testing.assert_allclose(d.normal, [0.0, 0.0, -1.0], atol=1e-12)
+    assert_identity(d, 1e-12)
 
 
 # A sphere r=0.5 at the centre of a cylinder r=0.4, length 1 (along z): it leaves sideways

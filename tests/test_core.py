@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import gc
+import math
 import pickle
 import subprocess
 import sys
@@ -204,6 +205,34 @@ def test_set_poses_refuses_bad_poses_and_moves_nothing() -> None:
         arm.set_poses(bad)
     for element, T in zip(arm, before, strict=True):
         assert np.array_equal(element.T, T)
+
+
+@pytest.mark.parametrize(
+    ("entry", "value", "message"),
+    [
+        ((0, 3), math.nan, "non-finite entries"),
+        ((1, 3), 5e6, "translation reaches 5e\\+06 m"),
+        ((3, 0), 1.0, "last row is"),
+    ],
+)
+def test_set_poses_without_check_still_refuses_what_coal_must_not_get(
+    entry: tuple[int, int], value: float, message: str
+) -> None:
+    # check=False skips the rigidity test only: a pose Coal must never be given is refused,
+    # naming its row, and nothing moves. A merely non-rigid pose passes.
+    arm, _ = _arm()
+    before = [element.T.copy() for element in arm]
+    bad = np.array([trans(1.0), trans(2.0), trans(3.0)])
+    bad[1][entry] = value
+    with pytest.raises(
+        sc.InvalidPoseError, match=rf"poses\[1\] must be a rigid transform.*{message}"
+    ):
+        arm.set_poses(bad, check=False)
+    for element, T in zip(arm, before, strict=True):
+        assert np.array_equal(element.T, T)
+    scaled = np.array([trans(1.0), trans(2.0), np.diag([2.0, 1.0, 1.0, 1.0])])
+    arm.set_poses(scaled, check=False)
+    assert np.array_equal(arm[2].T, scaled[2])
 
 
 def test_a_removed_element_keeps_its_batch_pose() -> None:

@@ -122,8 +122,16 @@ def test_slice_assignment_replaces_reorders_and_keeps() -> None:
 def test_slice_assignment_of_wrong_length_changes_nothing() -> None:
     a, b, c, d = spheres(4)
     g = CollisionShapeGroup([a, b, c])
-    with pytest.raises(ValueError, match="extended slice"):
+    with pytest.raises(
+        InvalidArgumentError,
+        match=r"^the extended slice \[::2\] holds 2 elements, got 1 shapes to put in it$",
+    ):
         g[::2] = [d]
+    for wrong in (d, 5, "ab"):
+        with pytest.raises(
+            ShapeTypeError, match=r"^a slice of a group takes an iterable of shapes, got "
+        ):
+            g[0:1] = wrong  # type: ignore[assignment]
     assert list(g) == [a, b, c] and d.scene_parent is None
     assert all(x.scene_parent is g for x in (a, b, c))
 

@@ -196,6 +196,35 @@ def test_first_not_rigid_refuses_other_arrays() -> None:
             _native.first_not_rigid(bad)  # type: ignore[arg-type]
 
 
+# ------------------------------------------------------------------- first_unsound
+
+
+def test_first_unsound_names_the_first_pose_coal_must_not_get() -> None:
+    # Not rigid but sound: a scaled rotation, a shear. Unsound: NaN, inf, a translation past
+    # 1e6 m, a last row other than 0 0 0 1.
+    P = np.tile(np.eye(4), (8, 1, 1))
+    P[0, 0, 0] = 2.0
+    P[1, 0, 1] = 0.5
+    assert _native.first_unsound(P) == -1
+    assert _native.first_unsound(np.empty((0, 4, 4))) == -1
+    for row, (i, j), value in [(2, (0, 0), math.nan), (3, (2, 1), -math.inf),
+                               (4, (1, 3), 1e6 + 1.0), (5, (3, 0), 1e-300),
+                               (6, (3, 3), 0.0), (7, (2, 3), math.nan)]:  # fmt: skip
+        Q = P.copy()
+        Q[row, i, j] = value
+        assert _native.first_unsound(Q) == row
+        assert _native.first_unsound(np.repeat(Q, 2, axis=2)[:, :, ::2]) == row  # strided
+    Q = P.copy()
+    Q[2, 0, 3] = 1e6  # at the limit: sound
+    assert _native.first_unsound(Q) == -1
+
+
+def test_first_unsound_refuses_other_arrays() -> None:
+    for bad in (np.eye(4), np.zeros((2, 4, 3)), np.zeros((2, 4, 4), dtype=np.float32), [np.eye(4)]):
+        with pytest.raises(TypeError, match=r"poses must be a float64 array of shape \(n, 4, 4\)"):
+            _native.first_unsound(bad)  # type: ignore[arg-type]
+
+
 # ------------------------------------------------------------------------- place
 
 
@@ -372,6 +401,7 @@ def test_hostile_arguments_never_crash() -> None:
                    -1, 7, 2**70, True, (1.0,), (0.5, 0.5), (0.0, 0.0, 1.0, 0.0), (1.0, "x")]
         n = 0
         for f, arity in [(_native.is_rigid, 1), (_native.first_not_rigid, 1), (_native.place, 4),
+                         (_native.first_unsound, 1),
                          (_native.place_all, 4), (_native.world_point, 2),
                          (_native.compose_all, 3), (_native.closed_form, 7),
                          (_native.near_spheres, 5), (_native.nearest_order, 5),
@@ -379,7 +409,8 @@ def test_hostile_arguments_never_crash() -> None:
                          (_native.collide_rows, 5), (_native.axis_map, 3),
                          (_native.nearest_pair, 5), (_native.place_objects, 2),
                          (_native.chain_poses, 8), (_native.motion_bounds, 10),
-                         (_native.SphereTier, 6), (_native.contact_normals_positions, 2)]:
+                         (_native.SphereTier, 6), (_native.contact_normals_positions, 2),
+                         (_native.mesh_contacts, 6)]:
             for k in range(arity + 2):
                 for first in objects:
                     rest = [objects[(j * 7 + k) % len(objects)] for j in range(k - 1)]
@@ -477,6 +508,29 @@ def test_hostile_arguments_never_crash() -> None:
                     except (TypeError, ValueError, OverflowError, AttributeError):
                         pass
                     n += 1
+        # Two meshes: built, unbuilt, a point cloud; any margin and count.
+        built = coal.BVHModelOBBRSS()
+        built.beginModel(1, 3)
+        built.addVertices(np.eye(3))
+        built.addTriangles(np.array([[0, 1, 2]]))
+        built.endModel()
+        cloud = coal.BVHModelOBBRSS()
+        cloud.beginModel(0, 3)
+        cloud.addVertices(np.eye(3))
+        cloud.endModel()
+        unbuilt = coal.BVHModelOBBRSS()
+        half = coal.BVHModelOBBRSS()
+        half.beginModel(1, 3)
+        half.addVertices(np.eye(3))
+        for m1 in (built, cloud, unbuilt, half):
+            for m2 in (built, cloud, unbuilt, half):
+                for margin in (0.0, -1.0, 1e300, float("nan"), float("inf"), -1e300):
+                    for keep in (1, 0, -1, 2**62, 2**70):
+                        try:
+                            _native.mesh_contacts(m1, tf, m2, tf, margin, keep)
+                        except (TypeError, ValueError, OverflowError):
+                            pass
+                        n += 1
         gc.collect()
         print("ok", n)
         """

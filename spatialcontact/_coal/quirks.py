@@ -28,8 +28,8 @@ J    deep sphere/cylinder overlaps ignore the caps; concentric        :data:`FOR
 K    mesh, octree and half-space overlap distances come from the      ``query._from_contact``
      first triangle or cell found (hollow meshes: 0)
 L    EPA witness points that break ``p2 - p1 == d * normal``;         :func:`witness_identity`,
-     triangle/triangle EPA depends on the argument order              :func:`both_orders`,
-                                                                      :data:`POLYTOPES`
+     triangle/triangle EPA depends on the argument order and          :func:`triangle_meshes`,
+     overshoots (a crossing pair 0.0017 deep read 0.055)              :data:`POLYTOPES`
 M    capsule/capsule distance takes short segments as parallel at     :func:`capsule_overshoot`,
      any angle and overshoots (by up to 5.6x for 1e-5 m capsules)     :func:`parallel_test`
 N    EPA's 64 iterations leave deep ellipsoid overlaps up to 4.6e-2   :func:`epa_budget`
@@ -98,7 +98,6 @@ __all__ = [
     "Guard",
     "aligned_boxes",
     "answer_guard",
-    "both_orders",
     "capsule_overshoot",
     "collider",
     "confirm_request",
@@ -117,6 +116,7 @@ __all__ = [
     "robust_contact",
     "robust_distance",
     "robust_result",
+    "triangle_meshes",
     "unregister",
     "witness_identity",
 ]
@@ -1150,8 +1150,10 @@ is right (apart, within the margin) and the closed form's on overlap."""
 # L. EPA's answers depend on the argument order: two crossing triangles get -1.0 in one order
 #    where -0.1 is right, random crossing icosphere meshes deepest contacts up to 2.8e-2 apart,
 #    nearly concentric cylinders and cones up to 3.3e-3 (their witness points up to 4.3e-3 off
-#    the surface). Mesh pairs are asked in both orders and keep the shallower deepest contact;
-#    the convex pairs keep Coal's answer (see docs/conventions-distance.md), checked with
+#    the surface), and it overshoots on triangle pairs (two crossing triangles of icosphere
+#    meshes 0.0017 deep read 0.055 in one order and 0.039 in the other). Mesh pairs are
+#    answered by the package's own triangle contacts (:func:`triangle_meshes`); the convex
+#    pairs keep Coal's answer (see docs/conventions-distance.md), checked with
 #    :func:`witness_identity`. Measured on Coal's own distance over 8,033 overlapping
 #    placements of the convex primitives (random and nearly concentric): broken in 27, all
 #    sphere/cylinder (answered by its closed form), in none of the pairs the check guards.
@@ -1162,12 +1164,13 @@ POLYTOPES = frozenset({_NT.GEOM_BOX, _NT.GEOM_CONVEX})
 the query (2x on an overlapping box pair) and never found a broken answer."""
 
 
-def both_orders(g1: Any, g2: Any) -> bool:
-    """Whether a pair's contacts are found in both argument orders, keeping the shallower
-    deepest contact (L): two meshes, whose triangle/triangle EPA depends on the order and
-    overshoots (-1.0 in one order where -0.1 is right for two crossing triangles; deepest
-    contacts up to 2.8e-2 apart between the orders on random crossing icosphere meshes)."""
-    return g1.getNodeType() in _BVH_TYPES and g2.getNodeType() in _BVH_TYPES
+def triangle_meshes(g1: Any, g2: Any) -> bool:
+    """Whether a pair's contacts are the package's own, triangle pair by triangle pair
+    (:func:`spatialcontact._native.mesh_contacts`, exact depths), not Coal's (L): two meshes,
+    whose triangle/triangle EPA depends on the order and overshoots (-1.0 in one order where
+    -0.1 is right for two crossing triangles; 0.055 and 0.039 in the two orders for two
+    crossing icosphere triangles 0.0017 deep)."""
+    return bool(g1.getNodeType() == g2.getNodeType() == _NT.BV_OBBRSS)
 
 
 def witness_identity(d: float, p1: Any, p2: Any, normal: Any) -> bool:

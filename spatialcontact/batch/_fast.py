@@ -29,6 +29,8 @@ import numpy as np
 
 from .. import _closed_form as cf
 from .. import _native
+from .._validate import MAX_COORDINATE
+from ._poses import refuse_row
 
 __all__ = [
     "POINT_SHAPES",
@@ -521,14 +523,17 @@ class DirectCollide:
         self.kind, self.params = kind, params
 
     def __call__(self, rows: np.ndarray) -> np.ndarray:
-        """The answers (n,) for rows the caller checked."""
-        hit: np.ndarray = _native.collide_rows(self.kind, self.params, rows, False, 0.0)[0]
+        """The answers (n,) for rows the caller checked (a bad row still raises, naming it)."""
+        hit, bad = self.checked(rows, MAX_COORDINATE, False)
+        if bad >= 0:
+            refuse_row(rows, "poses", bad)
         return hit
 
     def checked(self, rows: np.ndarray, limit: float, check: bool) -> tuple[np.ndarray, int]:
-        """The answers (n,) and, with ``check``, the index of the first row that is not a
-        rigid pose (or a finite translation within ``±limit``), -1 when every row is (or
-        without ``check``); answers from that row on are False."""
+        """The answers (n,) and the index of the first bad row, -1 when there is none: a pose
+        that is not rigid (with ``check``; without, one Coal must never be given: non-finite
+        entries, out of range, a wrong last row), a translation not finite or beyond
+        ``±limit``. Answers from that row on are False."""
         hit, bad = _native.collide_rows(self.kind, self.params, rows, check, limit)
         return hit, bad
 

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _native
 from .._validate import MAX_COORDINATE, numbers
 from ..errors import InvalidPoseError
-from ..pose import MAX_TRANSLATION, as_poses, pose_values
+from ..pose import as_poses, pose_values
 
 __all__ = ["check_poses", "check_sound", "refuse_row"]
 
@@ -39,26 +39,13 @@ def _check_rigid(batch: np.ndarray, name: str, first: int = 0) -> None:
         pose_values(np.ascontiguousarray(batch[bad]), f"{name}[{first + bad}]")  # raises
 
 
-def _sound_rows(block: np.ndarray) -> bool:
-    """Whether every pose of ``block`` (n, 4, 4) has finite entries, a translation within
-    :data:`~spatialcontact.pose.MAX_TRANSLATION` and the last row ``[0, 0, 0, 1]``."""
-    F = block.reshape(-1, 16)
-    with np.errstate(invalid="ignore"):
-        return bool(
-            np.isfinite(F).all()
-            and (np.abs(F[:, 3:12:4]) <= MAX_TRANSLATION).all()
-            and not F[:, 12:15].any()
-            and (F[:, 15] == 1.0).all()
-        )
-
-
 def check_sound(batch: np.ndarray, name: str) -> None:
     """Check the float64 poses ``batch`` (N, 4, 4) for what Coal must never be given (non-finite
     entries, translations out of range, a wrong last row), not for orthonormal rotations;
     the first bad row is named as by a full check."""
-    for start in range(0, len(batch), _TRANSLATION_BLOCK):
-        if not _sound_rows(batch[start : start + _TRANSLATION_BLOCK]):
-            _check_rigid(batch[start : start + _TRANSLATION_BLOCK], name, start)
+    bad = _native.first_unsound(batch)
+    if bad >= 0:
+        pose_values(np.ascontiguousarray(batch[bad]), f"{name}[{bad}]")  # raises
 
 
 def _check_translations(batch: np.ndarray, name: str) -> None:
@@ -106,8 +93,8 @@ def check_poses(
         The parameter's name, for the messages.
     check : bool
         False checks only the shape and type of an ``(N, 4, 4)`` batch, not its values: for
-        poses the caller computed as rigid transforms. Poses that go to Coal must then still
-        pass :func:`check_sound` (the caller's job, as it knows which do).
+        poses the caller computed as rigid transforms. The poses must then still pass
+        :func:`check_sound`, or be checked for it as they are read (the caller's job).
     values : bool
         False checks only the shape and type of the batch, whatever its layout: for a caller
         that checks every row itself as it reads it, and raises :func:`refuse_row` for the

@@ -80,8 +80,9 @@ class _Translations:
 
 
 class _Unchecked(NamedTuple):
-    """A batch of :func:`_prepare` for the direct path: its rows are checked (when
-    ``check``) as they are answered, in one pass (``DirectCollide.checked``)."""
+    """A batch of :func:`_prepare` for the direct path: its rows are checked as they are
+    answered, in one pass (``DirectCollide.checked``; poses for rigidity with ``check``, else
+    for what no answer may be read from)."""
 
     rows: np.ndarray
     check: bool
@@ -116,9 +117,7 @@ def _prepare(
     fused = whole and kind == "iscollided" and not scene and direct_pair(a, b)
     batch, translations = check_poses(poses, "poses", checked, values=not fused)
     if fused:
-        return Job(kind, a, b, translations, scene, prepared=[]), _Unchecked(
-            batch, checked or translations
-        )
+        return Job(kind, a, b, translations, scene, prepared=[]), _Unchecked(batch, checked)
     items: Items = batch
     closed = not scene and kind != "contacts"
     if not scene:
@@ -128,8 +127,8 @@ def _prepare(
                 if kind == "contacts" or closed_form(la, lb, kind) is None:
                     _geometries(la, lb, unsupported)
                     closed = False
-    if not (checked or closed or translations):
-        check_sound(batch, "poses")  # poses that go to Coal are never left unchecked
+    if not (checked or translations):
+        check_sound(batch, "poses")  # what Coal or a closed form must not read, never unchecked
     if closed and not translations and not b._is_group and b.stype == "sphere":
         # A sphere's rotation changes no closed form: only the translations are read (and
         # sent). Coal's GJK and EPA do see it (to their tolerance), so for Coal pairs the
@@ -224,9 +223,10 @@ def iscollided(
         False skips the check that ``(N, 4, 4)`` poses are rigid, for poses the caller
         computed itself as rigid transforms (forward kinematics, samplers), as
         ``CollisionShapeGroup.set_poses(check=False)`` does: the closed forms then read them as
-        they are (a pose that is not rigid gives a meaningless answer). Poses that go to Coal
-        are still checked for non-finite entries, translations out of range and a wrong last
-        row, which Coal must never be given. Translations are always checked.
+        they are (a pose that is not rigid gives a meaningless answer). Every pose is still
+        checked for non-finite entries, translations out of range and a wrong last row, from
+        which no answer can be read (and which Coal must never be given): the first is named,
+        with no answer given. Translations are always checked.
 
     Returns
     -------
