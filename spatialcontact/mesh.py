@@ -30,7 +30,13 @@ from ._validate import (
 )
 from ._validate import points as checked_points
 from .color import parse_color
-from .errors import InvalidArgumentError, InvalidMeshError, MeshFileError, MeshFileNotFoundError
+from .errors import (
+    InvalidArgumentError,
+    InvalidMeshError,
+    MeshFileError,
+    MeshFileNotFoundError,
+    ShapeTypeError,
+)
 from .serialize import Fields
 from .shapes import CollisionShape, _finish
 
@@ -64,13 +70,13 @@ def _faces(value: Any, n_vertices: int) -> np.ndarray:
     if faces.dtype.kind not in "iu":
         if faces.dtype.kind != "f" or not np.all(faces == np.round(faces)):
             raise InvalidMeshError(f"faces must hold integer indices, got {describe(value)}")
-    faces = faces.astype(np.int64)
-    low, high = int(faces.min()), int(faces.max())
+    low, high = int(faces.min()), int(faces.max())  # as given (before any wrap to int64)
     if low < 0 or high >= n_vertices:
         wrong = low if low < 0 else high
         raise InvalidMeshError(
             f"faces index vertex {wrong}, outside the {n_vertices} vertices (0..{n_vertices - 1})"
         )
+    faces = faces.astype(np.int64)
     faces.flags.writeable = False
     return faces
 
@@ -322,7 +328,7 @@ class Mesh(CollisionShape):
         vertices = getattr(mesh, "vertices", None)
         faces = getattr(mesh, "faces", None)
         if vertices is None or faces is None:
-            raise InvalidMeshError(
+            raise ShapeTypeError(
                 f"mesh must be a trimesh.Trimesh (with vertices and faces), got {describe(mesh)}"
             )
         return cls.from_arrays(

@@ -21,6 +21,7 @@ from ._base import ShapeBase
 from ._coal import state as _state
 from ._validate import (
     MAX_ASPECT,
+    MAX_COORDINATE,
     aspect,
     coordinate,
     describe,
@@ -782,17 +783,22 @@ class Ellipsoid(CollisionShape):
         return coal.Ellipsoid(a, b, c)
 
 
+_MIN_NORMAL = 1e-12
+"""A half-space's normal must be at least this long: its offset is divided by its length."""
+
+
 class HalfSpace(CollisionShape):
     """The solid half-space ``{x : normal . x <= offset}`` in the shape frame.
 
     Parameters
     ----------
     normal : sequence of 3 floats
-        Outward normal (pointing away from the solid); any non-zero length, stored normalised.
+        Outward normal (pointing away from the solid); any length of at least 1e-12, stored
+        normalised.
     offset : float
         Signed distance of the boundary plane from the origin along the normal. When the normal
         given is not unit length, the offset is divided by its length too, so the set is the
-        same.
+        same (and must then lie within ±1e6 m).
     pose, color, name, collision, base
         See :class:`CollisionShape`.
 
@@ -823,13 +829,29 @@ class HalfSpace(CollisionShape):
     @staticmethod
     def _checked(normal: Any, offset: float) -> tuple[np.ndarray, float]:
         n = vector3(normal, "normal")
-        d = coordinate(offset, "offset")
-        length = float(np.linalg.norm(n))
-        if length < 1e-12:
+        d = finite_real(offset, "offset")
+        scale = float(np.abs(n).max())  # divided first: no overflow of the length
+        if scale == 0.0:
             raise InvalidShapeError(f"normal must be a non-zero vector, got {describe(normal)}")
-        n /= length
+        n /= scale
+        length = scale * float(np.linalg.norm(n))
+        if length < _MIN_NORMAL:
+            raise InvalidShapeError(
+                f"normal must be at least {_MIN_NORMAL:g} long (only its direction is kept), "
+                f"got {describe(normal)}"
+            )
+        n /= float(np.linalg.norm(n))
         n.flags.writeable = False
-        return n, d / length
+        d /= length
+        if abs(d) > MAX_COORDINATE:
+            if length == 1.0:
+                coordinate(offset, "offset")  # raises: the offset as given is out of range
+            raise InvalidShapeError(
+                f"offset divided by the normal's length is too far out, got {d:g} (offset "
+                f"{describe(offset)}, normal {describe(normal)}; it must lie within "
+                f"±{MAX_COORDINATE:g} m)"
+            )
+        return n, d
 
     @classmethod
     def _from_fields(

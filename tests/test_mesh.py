@@ -151,10 +151,13 @@ def test_mesh_equality_and_pickle_compare_the_data() -> None:
 
 
 def test_from_trimesh_needs_a_trimesh() -> None:
-    with pytest.raises(sc.InvalidMeshError, match=r"^mesh must be a trimesh\.Trimesh .*got 3$"):
+    # A type mistake: a TypeError (ShapeTypeError), as the errors table has it.
+    with pytest.raises(sc.ShapeTypeError, match=r"^mesh must be a trimesh\.Trimesh .*got 3$"):
         sc.Mesh.from_trimesh(3)
-    with pytest.raises(sc.InvalidMeshError, match=r"got 'bunny.stl'$"):
+    with pytest.raises(TypeError, match=r"got 'bunny.stl'$"):
         sc.Mesh.from_trimesh("bunny.stl")
+    with pytest.raises(sc.ShapeTypeError, match=r"^mesh must be a trimesh\.Trimesh"):
+        sc.Mesh.from_trimesh(trimesh.PointCloud(TRIANGLE))
 
 
 # ----------------------------------------------------------------------------- bad arrays
@@ -171,6 +174,12 @@ BAD_ARRAYS = [
     ),
     pytest.param(
         TRIANGLE, [[0, 1, -1]], r"^faces index vertex -1, outside the 3 vertices", id="neg"
+    ),
+    pytest.param(  # named as given, not as wrapped to int64 (-1)
+        TRIANGLE,
+        np.array([[0, 1, 2**64 - 1]], dtype=np.uint64),
+        r"^faces index vertex 18446744073709551615, outside the 3 vertices",
+        id="uint64",
     ),
     pytest.param(
         [[0, 0, 0], [math.nan, 0, 0], [0, 1, 0]],

@@ -56,6 +56,20 @@ def test_halfspace_normal_is_normalised_with_its_offset() -> None:
     assert default.normal.tolist() == [0.0, 0.0, 1.0] and default.offset == 0.0
 
 
+@pytest.mark.parametrize("length", [1e-12, 1e-5, 1e150, 1e200, 1e308])
+def test_a_halfspace_normal_of_any_length_gives_the_same_half_space(length: float) -> None:
+    # Its length overflowed above 1.3e154 (squared), which left a zero normal: a sphere 1.9 m
+    # above z = 0 then read -0.1.
+    h = sc.HalfSpace([0.0, 0.0, length], length * 0.5)  # {z <= 0.5}
+    assert h.normal.tolist() == [0.0, 0.0, 1.0]
+    assert h.offset == pytest.approx(0.5, rel=1e-15)
+    ball = sc.Sphere(0.1, pose=trans(0, 0, 2))
+    assert h.distance(ball) == pytest.approx(1.4, abs=1e-12)
+    assert not h.iscollided(ball)
+    h.normal = [length, length, 0.0]
+    np.testing.assert_allclose(h.normal, [2**-0.5, 2**-0.5, 0.0], rtol=1e-15)
+
+
 def test_size_arrays_are_read_only_copies() -> None:
     given = np.array([1.0, 2.0, 3.0])
     c = sc.Cuboid(given)
@@ -338,7 +352,7 @@ def test_errors_are_builtin_value_and_type_errors() -> None:
             [0, 0, 1e-13],
             0.0,
             sc.InvalidShapeError,
-            r"^normal must be a non-zero vector, got \[0, 0",
+            r"^normal must be at least 1e-12 long \(only its direction is kept\), got \[0, 0",
         ),
         (
             [0, 1],
@@ -371,6 +385,20 @@ def test_bad_halfspace(normal: Any, offset: Any, error: type, message: str) -> N
             h.normal = normal
     assert h.normal.tolist() == [0.0, 0.0, 1.0] and h.offset == 1.0
     assert h.distance(probe) == pytest.approx(1.75)
+
+
+def test_a_halfspace_offset_is_in_range_once_divided_by_the_normal() -> None:
+    # {1e-11 z <= 1e6} is {z <= 1e17}: out of range, though both numbers given are in it;
+    # {2e6 z <= 2e6} is {z <= 1}, though both are out of it.
+    with pytest.raises(
+        sc.InvalidShapeError,
+        match=r"^offset divided by the normal's length is too far out, got 1e\+17 \(offset "
+        r"1000000.0, normal \[0, 0, 1e-11\]; it must lie within ±1e\+06 m\)$",
+    ):
+        sc.HalfSpace([0, 0, 1e-11], 1e6)
+    assert sc.HalfSpace([0, 0, 2e6], 2e6).offset == 1.0
+    with pytest.raises(sc.InvalidShapeError, match=r"^offset is too far out, got 2000000.0"):
+        sc.HalfSpace([0, 0, 1], 2e6)
 
 
 def test_halfspace_normal_setter_keeps_the_offset() -> None:
