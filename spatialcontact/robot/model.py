@@ -77,8 +77,9 @@ class RobotDistance(NamedTuple):
     Attributes
     ----------
     distance : float
-        Signed distance in metres (negative when solids overlap; meshes are hollow, so two
-        overlapping meshes give 0); ``inf`` when there is nothing to measure to.
+        Signed distance in metres, negative on overlap (meshes are hollow: two overlapping
+        meshes give minus the depth of their deepest triangle contact, see
+        docs/conventions-distance.md); ``inf`` when there is nothing to measure to.
     part : str or None
         The robot's link (or attached object) of the pair.
     other : str or None
@@ -359,7 +360,7 @@ class RobotModel:
             ``<dir>/name/...`` (or ``<dir>/...`` for a folder called ``name``); the URDF's
             folder and the one above it are searched after these. Relative mesh paths are
             relative to the URDF's folder.
-        geometry : {"mesh", "convex"}
+        geometry : {"mesh", "convex", "spheres"}
             ``"mesh"``: the meshes as hollow surfaces (pinocchio's answers); ``"convex"``:
             each mesh's solid convex hull (faster, conservative). See the class notes.
             ``"spheres"``: each link's spheres (a

@@ -4,7 +4,7 @@
 order where every joint comes after the joint of its parent link) and the collision geometry,
 with every mesh file found on disk. :func:`read_srdf` reads the link pairs an SRDF disables
 and its named joint states. Both check what they read and raise
-:class:`~spatialcontact.robot.errors.RobotModelError` naming the file and the element.
+:class:`~spatialcontact.errors.RobotModelError` naming the file and the element.
 
 yourdfpy is imported by :func:`read_urdf` only, so ``import spatialcontact`` does not need it.
 """
