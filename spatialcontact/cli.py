@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,9 +31,9 @@ import click
 import numpy as np
 
 from . import __version__, meshes
-from ._validate import describe
+from ._validate import describe, flag, numbers
 from .contact import Contacts
-from .errors import InvalidArgumentError, SpatialContactError
+from .errors import InvalidArgumentError, ShapeTypeError, SpatialContactError
 from .mesh import Mesh
 from .robot import RobotModel
 from .scene import Scene
@@ -47,7 +48,7 @@ from .shapes import (
     Sphere,
 )
 
-__all__ = ["SPEC_KINDS", "main", "parse_pose", "parse_shape"]
+__all__ = ["SPEC_KINDS", "CommandLineError", "load_scene", "main", "parse_pose", "parse_shape"]
 
 SPEC_KINDS: dict[str, tuple[str, ...]] = {
     "sphere": ("radius",),
@@ -168,27 +169,53 @@ def _numbers(text: str, name: str) -> list[float]:
     return out
 
 
-def parse_pose(values: Sequence[float], *, degrees: bool = False) -> np.ndarray:
+def parse_pose(
+    values: Sequence[float] | np.ndarray, *, degrees: bool = False, name: str = "pose"
+) -> np.ndarray:
     """A pose from ``x y z roll pitch yaw`` (metres; radians, or degrees when ``degrees``).
 
     The rotation is ``Rz(yaw) @ Ry(pitch) @ Rx(roll)`` (roll about x first), as spatialmath's
     ``SE3.RPY`` makes it.
+
+    Parameters
+    ----------
+    values : sequence of 6 real numbers
+        ``x y z roll pitch yaw``; booleans, strings and ``None`` are refused.
+    degrees : bool
+        Whether roll, pitch and yaw are in degrees.
+    name : str
+        What the pose is called in error messages (``"--pose-a"``, ``"objects[2].pose"``).
 
     Returns
     -------
     ndarray, shape (4, 4)
         The pose; the shapes check it when it is set.
 
+    Raises
+    ------
+    ShapeTypeError
+        ``values`` is not a sequence of real numbers (a string, ``None``, booleans among the
+        values), or ``degrees`` is not a bool; the message names the parameter and the value.
+    CommandLineError
+        Not 6 numbers (or a ragged sequence), or a roll, pitch or yaw that is not finite.
+
     Examples
     --------
     >>> (parse_pose([1, 2, 3, 0, 0, 90], degrees=True).round(6)[:3] + 0.0).tolist()
     [[0.0, -1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 3.0]]
     """
-    if len(values) != 6:
+    what = "6 numbers (x y z roll pitch yaw)"
+    flat = numbers(values, name, what, error=CommandLineError)
+    degrees = flag(degrees, "degrees")
+    if flat.shape != (6,):
         raise CommandLineError(
-            f"a pose is 6 numbers (x y z roll pitch yaw), got {len(values)}: {describe(values)}"
+            f"{name} must be {what}, got {describe(values)} (shape {flat.shape})"
         )
-    x, y, z, roll, pitch, yaw = (float(v) for v in values)
+    if not np.isfinite(flat[3:]).all():
+        raise CommandLineError(
+            f"{name}: roll, pitch and yaw must be finite, got {describe(values)}"
+        )
+    x, y, z, roll, pitch, yaw = flat.tolist()
     if degrees:
         roll, pitch, yaw = (math.radians(a) for a in (roll, pitch, yaw))
     cr, sr, cp, sp, cy, sy = (
@@ -218,18 +245,52 @@ def _placed(shape: CollisionShape, pose: Sequence[float] | None, degrees: bool, 
         raise CommandLineError(f"{name}: {error}") from None
 
 
-def load_scene(path: Path) -> Scene:
+_SCENE_KEYS = ("objects",)
+_OBJECT_KEYS = ("name", "shape", "pose")
+
+
+def _unknown_keys(entry: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
+    """Refuse the keys of ``entry`` that are not ``allowed`` (a typo would go unnoticed)."""
+    unknown = [key for key in entry if key not in allowed]
+    if unknown:
+        raise CommandLineError(
+            f"{where}: unknown key{'s' if len(unknown) > 1 else ''} "
+            f"{', '.join(map(repr, unknown))} (allowed keys: {', '.join(allowed)})"
+        )
+
+
+def load_scene(path: str | os.PathLike[str]) -> Scene:
     """A :class:`Scene` from a JSON file.
 
     The file holds ``{"objects": [{"name": ..., "shape": ..., "pose": ...}, ...]}``: each
     ``shape`` a spec as :func:`parse_shape` reads it (mesh paths relative to the file), each
-    ``pose`` (optional) six numbers ``x y z roll pitch yaw`` (radians) or a 4x4 matrix.
+    ``pose`` (optional) six numbers ``x y z roll pitch yaw`` (radians) or a 4x4 matrix, each
+    ``name`` optional. Other keys are refused, at the top level and in the objects.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The JSON file.
+
+    Returns
+    -------
+    Scene
+        The objects, in the file's order.
 
     Raises
     ------
+    ShapeTypeError
+        ``path`` is not a ``str`` or ``os.PathLike``.
     CommandLineError
-        A missing or malformed file; the message names the entry.
+        A missing or malformed file, an unknown key, a bad shape or pose; the message names
+        the entry (``objects[2]``).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ShapeTypeError(f"path must be a str or os.PathLike, got {describe(path)}")
+    try:
+        path = Path(path)
+    except TypeError:  # a PathLike giving bytes
+        raise ShapeTypeError(f"path must be a str or os.PathLike, got {describe(path)}") from None
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
@@ -238,6 +299,8 @@ def load_scene(path: Path) -> Scene:
         raise CommandLineError(f"scene {str(path)!r}: is a directory, not a JSON file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CommandLineError(f"scene {str(path)!r}: cannot read it as JSON ({error})") from None
+    if isinstance(data, dict):
+        _unknown_keys(data, _SCENE_KEYS, f"scene {str(path)!r}")
     objects = data.get("objects") if isinstance(data, dict) else None
     if not isinstance(objects, list):
         raise CommandLineError(
@@ -246,20 +309,32 @@ def load_scene(path: Path) -> Scene:
     scene = Scene()
     for i, entry in enumerate(objects):
         where = f"scene {str(path)!r}, objects[{i}]"
+        if isinstance(entry, dict):
+            _unknown_keys(entry, _OBJECT_KEYS, where)
         if not isinstance(entry, dict) or "shape" not in entry:
             raise CommandLineError(f'{where}: expected {{"shape": ..., ...}}, got {entry!r}')
         try:
             shape = parse_shape(entry["shape"], name=f"{where}.shape", base=path.parent)
             pose = entry.get("pose")
             if pose is not None:
-                flat = np.asarray(pose, dtype=float)
-                shape.T = parse_pose(pose) if flat.shape == (6,) else flat
+                shape.T = _scene_pose(pose, f"{where}.pose")
             scene.add(shape, entry.get("name"))
         except (SpatialContactError, ValueError, TypeError) as error:
             if isinstance(error, CommandLineError):
                 raise
             raise CommandLineError(f"{where}: {error}") from None
     return scene
+
+
+def _scene_pose(pose: Any, name: str) -> np.ndarray:
+    """The pose of a scene entry: 6 numbers ``x y z roll pitch yaw`` or a 4x4 matrix."""
+    what = "6 numbers (x y z roll pitch yaw) or a 4x4 matrix"
+    matrix = numbers(pose, name, what, type_error=CommandLineError, error=CommandLineError)
+    if matrix.shape == (6,):
+        return parse_pose(pose, name=name)
+    if matrix.shape != (4, 4):
+        raise CommandLineError(f"{name} must be {what}, got {describe(pose)}")
+    return matrix
 
 
 def _robot_files(urdf: str, srdf: Path | None) -> tuple[Path, Path | None]:

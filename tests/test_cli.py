@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 import spatialcontact as sc
-from spatialcontact.cli import main, parse_pose, parse_shape
+from spatialcontact.cli import CommandLineError, load_scene, main, parse_pose, parse_shape
+from spatialcontact.errors import ShapeTypeError
 
 BOX_STL = sc.meshes.path("objects/box.stl")  # 0.5 x 0.25 x 0.125 m, centred
 PANDA = sc.meshes.path("panda")
@@ -174,6 +176,52 @@ def test_parse_pose_is_spatialmath_rpy() -> None:
         (SE3.Trans(1, 2, 3) * SE3.RPY(0.1, 0.2, 0.3)).A,
         atol=1e-15,
     )
+    # A tuple or an array gives the same pose; the name only shows in error messages.
+    expected = parse_pose([1, 2, 3, 0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(parse_pose((1, 2, 3, 0.1, 0.2, 0.3), name="--pose-a"), expected)
+    np.testing.assert_array_equal(parse_pose(np.array([1, 2, 3, 0.1, 0.2, 0.3])), expected)
+
+
+POSE_WHAT = "pose must be 6 numbers (x y z roll pitch yaw), got "
+
+
+@pytest.mark.parametrize(
+    ("values", "kwargs", "error", "message"),
+    [
+        ("abcdef", {}, ShapeTypeError, POSE_WHAT + "'abcdef'"),
+        (None, {}, ShapeTypeError, POSE_WHAT + "None"),
+        ([True] * 6, {}, ShapeTypeError, POSE_WHAT + "[True, True, True, True, True, True]"),
+        ([0, 0, 1, 0, 0, False], {}, ShapeTypeError, POSE_WHAT + "[0, 0, 1, 0, 0, False]"),
+        ([0, 0, "1", 0, 0, 0], {}, ShapeTypeError, POSE_WHAT + "[0, 0, '1', 0, 0, 0]"),
+        (None, {"name": "--pose-a"}, ShapeTypeError, "--pose-a must be 6 numbers"),
+        ([0] * 6, {"degrees": 1}, ShapeTypeError, "degrees must be True or False, got 1"),
+        ([1, 2, 3], {}, CommandLineError, POSE_WHAT + "[1, 2, 3] (shape (3,))"),
+        ([[1, 2, 3], [4, 5]], {}, CommandLineError, POSE_WHAT + "[[1, 2, 3], [4, 5]] (a ragged"),
+        (
+            [0, 0, 0, math.inf, 0, 0],
+            {},
+            CommandLineError,
+            "pose: roll, pitch and yaw must be finite, got [0, 0, 0, inf, 0, 0]",
+        ),
+    ],
+    ids=[
+        "string",
+        "none",
+        "booleans",
+        "one-boolean",
+        "string-item",
+        "named",
+        "degrees",
+        "count",
+        "ragged",
+        "infinite-angle",
+    ],
+)
+def test_parse_pose_refuses_bad_values_naming_them(
+    values: Any, kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        parse_pose(values, **kwargs)
 
 
 @pytest.mark.parametrize(
@@ -273,6 +321,114 @@ def write_scene(tmp_path: Path, objects: list[dict]) -> Path:
     return path
 
 
+def test_load_scene_takes_str_and_path_like(tmp_path: Path) -> None:
+    path = write_scene(
+        tmp_path, [{"name": "table", "shape": "box:1,1,0.1", "pose": [0.5, 0, 0.3, 0, 0, 0.2]}]
+    )
+
+    class Fspath:  # any os.PathLike, not only pathlib's
+        def __fspath__(self) -> str:
+            return str(path)
+
+    for given in (str(path), path, Fspath()):
+        scene = load_scene(given)
+        assert scene.names == ("table",)
+        np.testing.assert_array_equal(scene["table"].T, parse_pose([0.5, 0, 0.3, 0, 0, 0.2]))
+    for wrong in (None, 3, str(path).encode()):
+        with pytest.raises(
+            ShapeTypeError, match=re.escape(f"path must be a str or os.PathLike, got {wrong!r}")
+        ):
+            load_scene(wrong)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {
+                "objects": [
+                    {"name": "table", "shape": "box:1.6,1.2,0.05", "pos": [5, 5, 5, 0, 0, 0]}
+                ]
+            },
+            "objects[0]: unknown key 'pos' (allowed keys: name, shape, pose)",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1"}, {"shape": "sphere:1", "colour": 1, "Name": "a"}]},
+            "objects[1]: unknown keys 'colour', 'Name' (allowed keys: name, shape, pose)",
+        ),
+        (
+            {"objects": [{"shap": "sphere:1"}]},
+            "objects[0]: unknown key 'shap' (allowed keys: name, shape, pose)",
+        ),
+        (
+            {"objects": [], "object": [{"shape": "sphere:1"}]},
+            "scene.json': unknown key 'object' (allowed keys: objects)",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1", "pose": "x"}]},
+            "objects[0].pose must be 6 numbers (x y z roll pitch yaw) or a 4x4 matrix, got 'x'",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1", "pose": [[1, 0, 0, 0], [0, 1, 0]]}]},
+            "objects[0].pose must be 6 numbers (x y z roll pitch yaw) or a 4x4 matrix, got "
+            "[[1, 0, 0, 0], [0, 1, 0]] (a ragged nested sequence)",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1", "pose": [1, 2, 3]}]},
+            "objects[0].pose must be 6 numbers (x y z roll pitch yaw) or a 4x4 matrix, got "
+            "[1, 2, 3]",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1", "pose": [True, 0, 0, 0, 0, 0]}]},
+            "objects[0].pose must be 6 numbers (x y z roll pitch yaw) or a 4x4 matrix, got "
+            "[True, 0, 0, 0, 0, 0] (booleans",
+        ),
+        (
+            {"objects": [{"shape": "sphere:1", "pose": [0, 0, 0, 0, 0, 1e400]}]},
+            "objects[0].pose: roll, pitch and yaw must be finite, got [0, 0, 0, 0, 0, inf]",
+        ),
+    ],
+    ids=[
+        "typo",
+        "two-typos",
+        "no-shape-typo",
+        "top-level",
+        "pose-word",
+        "pose-ragged",
+        "pose-count",
+        "pose-boolean",
+        "pose-infinite",
+    ],
+)
+def test_load_scene_refuses_unknown_keys_and_bad_poses(
+    tmp_path: Path, data: dict, message: str
+) -> None:
+    path = tmp_path / "scene.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(CommandLineError, match=re.escape(message)):
+        load_scene(path)
+
+
+def test_robot_refuses_a_scene_file_with_a_typo(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # "pos" for "pose" would put the table at the origin, in collision with the Panda's base.
+    path = write_scene(
+        tmp_path, [{"name": "table", "shape": "box:1.6,1.2,0.05", "pos": [5, 5, 5, 0, 0, 0]}]
+    )
+    code, out, err = run(capsys, "robot", "panda", "--q", "default", "--scene", str(path))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"spatialcontact robot: error: scene {str(path)!r}, objects[0]: unknown key 'pos' "
+        "(allowed keys: name, shape, pose)\n"
+    )
+    path.write_text(path.read_text().replace('"pos"', '"pose"'))
+    assert (
+        run_json(capsys, "robot", "panda", "--q", "default", "--scene", str(path))["in_collision"]
+        is False
+    )
+
+
 def test_robot_with_a_scene_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "box.stl").write_bytes(BOX_STL.read_bytes())  # relative to the scene file
     path = write_scene(
@@ -343,7 +499,8 @@ def test_robot_random_counts_as_check_does(
             ["panda"],
             '{"objects": [{"shape": "sphere:1", "pose": [0, 0, "a", 0, 0, 0]}]}',
             1,
-            "objects[0]: could not convert string to float",
+            "objects[0].pose must be 6 numbers (x y z roll pitch yaw) or a 4x4 matrix, got "
+            "[0, 0, 'a', 0, 0, 0] (strings)",
         ),
         (
             ["panda"],
