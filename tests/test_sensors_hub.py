@@ -6,8 +6,11 @@ matplotlib until something is drawn.
 
 from __future__ import annotations
 
+import copy
+import pickle
 import subprocess
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -286,6 +289,133 @@ def test_construction_errors(world: Table) -> None:
         SensorHub(world.scene, [], max_contacts_per_pair=0)
     with pytest.raises(SensorTypeError, match=r"scene must be a spatialcontact\.Scene"):
         SensorHub(None, [])
+
+
+# ------------------------------------------------------------------ scene membership
+
+
+def touching_spheres() -> sc.Scene:
+    """The reviewer's scene: spheres "a" and "b" of radius 0.1, 0.15 apart (0.05 overlap)."""
+    scene = sc.Scene()
+    scene.add(sc.Sphere(0.1), "a")
+    scene.add(sc.Sphere(0.1, pose=trans(0.15, 0, 0)), "b")
+    return scene
+
+
+OFF_SCENE = (
+    r"^sensor ObjectContactSensor\(shape=Sphere, in_contact=False, contacts=0\) is on "
+    r"Sphere\(radius=0\.1, .*\), a shape not in the hub's scene Scene\(2 objects: \['a', "
+    r"'b'\]\): no contact names it, so the sensor would never fire \(a copy of a scene object "
+    r"is a new shape; mount the sensor on the object itself, scene\[name\], and add it to the "
+    r"scene before making the hub\)$"
+)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda shape: sc.Sphere(0.1),  # equal to "a", but another shape
+        copy.copy,
+        copy.deepcopy,
+        lambda shape: pickle.loads(pickle.dumps(shape)),
+    ],
+    ids=["new shape", "copy", "deepcopy", "unpickled"],
+)
+def test_an_object_sensor_off_the_scene_is_refused(
+    make: Callable[[sc.CollisionShape], sc.CollisionShape],
+) -> None:
+    # Such a sensor never fires: contacts name the scene's own shapes, never a copy.
+    scene = touching_spheres()
+    stray = ObjectContactSensor(make(scene["a"]))
+    with pytest.raises(SensorValueError, match=OFF_SCENE):
+        SensorHub(scene, [stray])
+    with pytest.raises(SensorValueError, match=OFF_SCENE):
+        SensorHub(scene, stray)  # type: ignore[arg-type]
+    with pytest.raises(sc.errors.InvalidArgumentError, match="a shape not in the hub's scene"):
+        SensorHub(scene, [ObjectContactSensor(scene["b"]), stray])
+    on_a = ObjectContactSensor(scene["a"])  # the object itself
+    SensorHub(scene, [on_a]).step(0.01)
+    assert on_a.in_contact and on_a.partners == [scene["b"]]
+
+
+def test_replacing_the_sensors_checks_them_too() -> None:
+    scene = touching_spheres()
+    on_a = ObjectContactSensor(scene["a"])
+    hub = SensorHub(scene, [on_a])
+    with pytest.raises(SensorValueError, match=OFF_SCENE):
+        hub.sensors = [ObjectContactSensor(copy.copy(scene["a"]))]
+    with pytest.raises(SensorValueError, match="reads another scene than the hub's"):
+        hub.sensors = [NamedContactSensor(touching_spheres(), "a")]
+    with pytest.raises(SensorTypeError, match="sensors must be ObjectContactSensor"):
+        hub.sensors = ["a"]  # type: ignore[list-item]
+    assert hub.sensors == (on_a,)  # kept when refused
+    on_b = ObjectContactSensor(scene["b"])
+    hub.sensors = [on_a, on_b]
+    assert hub.sensors == (on_a, on_b)
+    hub.step(0.01)
+    assert on_a.partners == [scene["b"]] and on_b.partners == [scene["a"]]
+
+
+def test_an_object_sensor_needs_its_shape_in_the_scene_when_the_hub_is_made() -> None:
+    scene = touching_spheres()
+    late = sc.Sphere(0.1, pose=trans(0, 0.15, 0))
+    on_late = ObjectContactSensor(late)
+    with pytest.raises(SensorValueError, match="a shape not in the hub's scene"):
+        SensorHub(scene, [on_late])  # add the objects first, then make the hub
+    scene.add(late, "late")
+    hub = SensorHub(scene, [on_late])
+    hub.step(0.01)
+    assert on_late.in_contact and on_late.partners == [scene["a"]]
+    scene.remove("late")  # an object that leaves reads no contacts, as a removed name
+    hub.step(0.01)
+    assert not on_late.in_contact and on_late.air_time == 0.01
+
+
+def test_object_sensors_on_parts_and_groups_of_scene_objects() -> None:
+    scene = touching_spheres()
+    near, far = sc.Sphere(0.1, pose=trans(0, 0, 0)), sc.Sphere(0.1, pose=trans(0, 0, 5))
+    robot = sc.CollisionShapeGroup([near, far], pose=trans(0, -0.15, 0))  # near touches "a"
+    scene.add(robot, "robot")
+    around_b = sc.CollisionShapeGroup([scene["b"]])  # made around an object already added
+    on_near, on_far = ObjectContactSensor(near), ObjectContactSensor(far)
+    on_group = ObjectContactSensor(around_b)  # not in the scene, but its leaf is
+    SensorHub(scene, [on_near, on_far, on_group]).step(0.01)
+    assert on_near.partners == [scene["a"]] and not on_far.in_contact
+    assert on_group.partners == [scene["a"]]
+    with pytest.raises(SensorValueError, match=r"is on CollisionShapeGroup\(\[Sphere"):
+        SensorHub(scene, [ObjectContactSensor(copy.copy(robot))])  # copies of every leaf
+    with pytest.raises(SensorValueError, match="a shape not in the hub's scene"):
+        SensorHub(scene, [ObjectContactSensor(sc.CollisionShapeGroup([sc.Sphere(0.1)]))])
+
+
+# ------------------------------------------------------------------ time
+
+
+def test_a_named_sensor_ahead_of_the_hub_is_refused(world: Table) -> None:
+    named = NamedContactSensor(world.scene, ["box"])
+    world.place_box(0.0, 0.49)
+    named.on_contacts(world.scene.contacts(), sim_time=1.0)  # by hand, before the hub
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [on_box, named])
+    ahead = (
+        r"^sensor NamedContactSensor\(collisions=\['box'\], update_rate=0, active=True\) was "
+        r"given sim_time 1\.0, later than the hub's time after this step, 0\.5: its messages' "
+        r"times would go back; reset\(\) starts a new run for the hub and its sensors$"
+    )
+    with pytest.raises(SensorValueError, match=ahead):
+        hub.step(0.5)
+    with pytest.raises(SensorValueError, match=ahead):
+        hub.feed(world.scene.contacts(), 0.5)
+    # refused before anything changed
+    assert hub.time == 0.0 and not on_box.in_contact and named.last_update_time == 0.0
+    hub.step(1.0)  # the same time is fine
+    assert named.last_update_time == 1.0
+    assert [m.time for m in named.contacts()] == [1.0, 1.0]
+    with pytest.raises(SensorValueError, match=r"got 0\.5$"):
+        named.on_contacts(world.scene.contacts(), sim_time=0.5)  # behind the hub, by hand
+    hub.reset()  # a new run for the hub and its sensors
+    hub.step(0.5)
+    assert named.last_update_time == 0.5
 
 
 def test_step_errors(world: Table) -> None:

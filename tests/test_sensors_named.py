@@ -233,6 +233,51 @@ def test_reset_last_update_time(world: World) -> None:
     assert sensor.update(0.5)
 
 
+def went_back(last: str, got: str) -> str:
+    """The message of a sim_time earlier than the latest one given (both as regex)."""
+    return (
+        rf"^sim_time must not be earlier than the last time given to the sensor, {last} "
+        r"\(simulation time does not go back; reset_last_update_time\(\) starts a new run\), "
+        rf"got {got}$"
+    )
+
+
+def test_steps_may_not_go_back_in_time(world: World) -> None:
+    sensor = NamedContactSensor(world.scene, ["ball"], update_rate=10.0)
+    sensor.on_contacts(world.ball_on_floor(), sim_time=1.0)
+    with pytest.raises(SensorValueError, match=went_back(r"1\.0", r"0\.5")):
+        sensor.on_contacts(world.ball_on_floor(), sim_time=0.5)
+    with pytest.raises(sc.errors.InvalidArgumentError, match=went_back(r"1\.0", r"0\.999999999")):
+        sensor.on_contacts(world.ball_on_floor(), sim_time=0.999999999)  # 1 ns is enough
+    sensor.on_contacts(world.ball_on_floor(), sim_time=1.0)  # the same time again is fine
+    sensor.active = False
+    with pytest.raises(SensorValueError, match=went_back(r"1\.0", r"0\.5")):
+        sensor.on_contacts(world.ball_on_floor(), sim_time=0.5)  # checked when inactive too
+    sensor.active = True
+    assert sensor.update(1.0)
+    assert [m.time for m in sensor.contacts()] == [1.0, 1.0]  # the refused steps: not queued
+
+
+def test_updates_may_not_go_back_where_they_could_publish(world: World) -> None:
+    sensor = NamedContactSensor(world.scene, ["ball"])
+    sensor.on_contacts(world.ball_on_floor(), sim_time=0.2)
+    # a reading at 0.1 would hold a step of 0.2
+    with pytest.raises(SensorValueError, match=went_back(r"0\.2", r"0\.1")):
+        sensor.update(0.1)
+    assert sensor.last_update_time == 0.0
+    assert sensor.update(0.2)
+    assert not sensor.update(0.1)  # Gazebo's rule: not after the last update, nothing happens
+    with pytest.raises(SensorValueError, match=went_back(r"0\.2", r"0\.1")):
+        sensor.update(0.1, force=True)  # forced, it would publish a reading older than 0.2
+    assert sensor.contacts().time == 0.2 and sensor.last_update_time == 0.2
+    assert not sensor.update(0.3)  # nothing queued, but the sensor was told it is 0.3
+    with pytest.raises(SensorValueError, match=went_back(r"0\.3", r"0\.25")):
+        sensor.on_contacts(world.ball_on_floor(), sim_time=0.25)
+    sensor.reset_last_update_time()  # a new run from time zero
+    sensor.on_contacts(world.ball_on_floor(), sim_time=0.1)
+    assert sensor.update(0.1) and [m.time for m in sensor.contacts()] == [0.1]
+
+
 @pytest.mark.parametrize("bad", [-0.1, float("nan"), "1", True, 2e9, 10**400])
 def test_time_errors(world: World, bad: object) -> None:
     sensor = NamedContactSensor(world.scene, ["ball"])

@@ -8,12 +8,13 @@ from typing import Any
 
 import numpy as np
 
+from .._base import collision_leaves
 from .._validate import describe
 from ..contact import Contact, Contacts
 from ._errors import SensorTypeError, SensorValueError
 from .forces import ForceInput, check_forces, tangential_part
 
-__all__ = ["ObjectMap", "StepData", "check_contact", "check_scene", "holds"]
+__all__ = ["ObjectMap", "StepData", "check_contact", "check_scene", "holds", "in_scene"]
 
 
 def holds(shape: Any, leaf: Any) -> bool:
@@ -43,6 +44,21 @@ def check_scene(scene: Any, name: str = "scene") -> Any:
             f"[name]), got {describe(scene)} without {', '.join(missing)}"
         )
     return scene
+
+
+def in_scene(scene: Any, shape: Any) -> bool:
+    """True when ``shape`` is an object of ``scene`` or inside one, or when one of its
+    collision leaves is (a group made around a scene object after it was added, say).
+
+    A copy of a scene object (``copy.copy``, unpickling) is a new shape, in no scene.
+    """
+    for item in (shape, *collision_leaves(shape)):
+        try:
+            scene.name_of(item)
+        except (KeyError, ValueError, TypeError, LookupError):
+            continue
+        return True
+    return False
 
 
 class _LeafIndex(dict[Any, int]):

@@ -9,9 +9,9 @@ import numpy as np
 
 from .._validate import count, describe
 from ..contact import Contacts
-from ._common import ObjectMap, StepData, check_scene
+from ._common import ObjectMap, StepData, check_scene, in_scene
 from ._errors import SensorTypeError, SensorValueError
-from ._time import NS_PER_S, seconds_to_ns
+from ._time import NS_PER_S, ns_to_seconds, seconds_to_ns
 from .forces import ForceInput, PenaltyForce, resolve_forces
 from .matrix_sensor import MatrixContactSensor
 from .named_sensor import NamedContactSensor
@@ -30,12 +30,24 @@ class SensorHub:
     scene : Scene
         The scene to query (:meth:`~spatialcontact.Scene.contacts`).
     sensors : iterable of ObjectContactSensor, MatrixContactSensor or NamedContactSensor
-        The sensors to feed; matrix and named sensors must read this ``scene``.
+        The sensors to feed; matrix and named sensors must read this ``scene``, and an object
+        sensor's shape must be in it (an object of the scene or inside one) when the hub is
+        made, so add the objects first.
     force_model : PenaltyForce, optional
         Computes the forces when the caller gives none; without it (and without caller
         forces) the forces are zero and the sensors report ``forces_valid = False``.
     max_contacts_per_pair : int
         Passed to ``scene.contacts``, >= 1. Default 1.
+
+    Raises
+    ------
+    SensorValueError
+        If a matrix or named sensor reads another scene, an object sensor's shape is not in
+        ``scene`` (a copy of a scene object, say: a new shape that no contact names), or
+        ``max_contacts_per_pair`` is below 1.
+    SensorTypeError
+        If ``sensors`` holds something else than sensors, or ``force_model`` is not a
+        :class:`PenaltyForce`.
 
     Notes
     -----
@@ -45,6 +57,11 @@ class SensorHub:
     contact's force on its shape), ``add_force`` with its net force (only when forces are
     known) and ``tick(dt)``; a :class:`MatrixContactSensor` gets ``update``; a
     :class:`NamedContactSensor` queues the step at the new time, then gets ``update(time)``.
+    A step that would take a named sensor's time back (one given a later ``sim_time`` by hand
+    or by another hub) is refused before anything changes.
+
+    An object sensor whose shape later leaves the scene reads no contacts from then on, as a
+    named sensor's removed name matches none.
 
     Examples
     --------
@@ -70,26 +87,7 @@ class SensorHub:
         max_contacts_per_pair: int = 1,
     ) -> None:
         self.scene = check_scene(scene)
-        if isinstance(sensors, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
-            sensors = [sensors]
-        try:
-            items = tuple(sensors)
-        except TypeError:
-            raise SensorTypeError(
-                f"sensors must be an iterable of sensors, got {describe(sensors)}"
-            ) from None
-        for sensor in items:
-            if not isinstance(
-                sensor, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)
-            ):
-                raise SensorTypeError(
-                    "sensors must be ObjectContactSensor, MatrixContactSensor or "
-                    f"NamedContactSensor, got {describe(sensor)}"
-                )
-            if not isinstance(sensor, ObjectContactSensor) and sensor.scene is not scene:
-                raise SensorValueError(
-                    f"sensor {sensor!r} reads another scene than the hub's {describe(scene)}"
-                )
+        self.sensors = sensors  # checked by the setter
         if force_model is not None and not isinstance(force_model, PenaltyForce):
             raise SensorTypeError(
                 f"force_model must be a PenaltyForce or None, got {describe(force_model)}"
@@ -100,7 +98,6 @@ class SensorHub:
             error=SensorValueError,
             type_error=SensorTypeError,
         )
-        self.sensors: tuple[Sensor, ...] = items
         self.force_model = force_model
         self.max_contacts_per_pair = per_pair
         self._objects = ObjectMap(scene)
@@ -111,6 +108,20 @@ class SensorHub:
         """ndarray, shape (n, 3), world frame: the last step's force on each contact's ``o1``."""
         self.forces_valid = False
         """bool: whether the last step had forces (the caller's or the force model's)."""
+
+    @property
+    def sensors(self) -> tuple[Sensor, ...]:
+        """tuple: the sensors fed, in order.
+
+        Assigning an iterable of sensors (or one sensor) replaces them, with the checks of the
+        constructor: a matrix or named sensor must read :attr:`scene`, and an object sensor's
+        shape must be in it.
+        """
+        return self._sensors
+
+    @sensors.setter
+    def sensors(self, sensors: Iterable[Sensor]) -> None:
+        self._sensors = _check_sensors(self.scene, sensors)
 
     def __repr__(self) -> str:
         return (
@@ -160,6 +171,7 @@ class SensorHub:
             The step's contacts.
         """
         dt_ns = seconds_to_ns(dt, "dt", positive=True)  # checked before the query
+        self._check_clocks(dt_ns)
         contacts = self.scene.contacts(max_contacts_per_pair=self.max_contacts_per_pair)
         self._feed_ns(contacts, dt_ns, forces, approach_speed)
         return contacts
@@ -177,11 +189,27 @@ class SensorHub:
         Raises
         ------
         SensorValueError
-            If ``dt`` is not in [1e-9, 1e9] seconds, or the forces do not fit the contacts.
+            If ``dt`` is not in [1e-9, 1e9] seconds, the forces do not fit the contacts, or a
+            named sensor was given a later time than the hub's after this step.
         SensorTypeError
             If ``dt`` is not a number or ``contacts`` not :class:`~spatialcontact.Contacts`.
         """
-        self._feed_ns(contacts, seconds_to_ns(dt, "dt", positive=True), forces, approach_speed)
+        dt_ns = seconds_to_ns(dt, "dt", positive=True)
+        self._check_clocks(dt_ns)
+        self._feed_ns(contacts, dt_ns, forces, approach_speed)
+
+    def _check_clocks(self, dt_ns: int) -> None:
+        """Refuse a step that would take a named sensor's time back: one given a later
+        ``sim_time`` (by hand, or by another hub) than the hub's time after this step."""
+        now = self._time_ns + dt_ns
+        for sensor in self._sensors:
+            if isinstance(sensor, NamedContactSensor) and sensor._clock_ns > now:
+                raise SensorValueError(
+                    f"sensor {sensor!r} was given sim_time {ns_to_seconds(sensor._clock_ns)!r}, "
+                    f"later than the hub's time after this step, {ns_to_seconds(now)!r}: its "
+                    "messages' times would go back; reset() starts a new run for the hub and "
+                    "its sensors"
+                )
 
     def _feed_ns(
         self, contacts: Contacts, dt_ns: int, forces: ForceInput, approach_speed: Any
@@ -208,7 +236,7 @@ class SensorHub:
         step = StepData(contacts, array, valid)
         self._time_ns += dt_ns
         seconds = dt_ns / NS_PER_S
-        for sensor in self.sensors:
+        for sensor in self._sensors:
             if isinstance(sensor, ObjectContactSensor):
                 sensor._feed(step, seconds)
             elif isinstance(sensor, MatrixContactSensor):
@@ -220,3 +248,35 @@ class SensorHub:
         self.contacts = contacts
         self.forces = array
         self.forces_valid = valid
+
+
+def _check_sensors(scene: Any, sensors: Any) -> tuple[Sensor, ...]:
+    """``sensors`` as a tuple, each a sensor kind that can read ``scene``."""
+    if isinstance(sensors, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
+        sensors = [sensors]
+    try:
+        items = tuple(sensors)
+    except TypeError:
+        raise SensorTypeError(
+            f"sensors must be an iterable of sensors, got {describe(sensors)}"
+        ) from None
+    for sensor in items:
+        if not isinstance(sensor, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
+            raise SensorTypeError(
+                "sensors must be ObjectContactSensor, MatrixContactSensor or "
+                f"NamedContactSensor, got {describe(sensor)}"
+            )
+        if isinstance(sensor, ObjectContactSensor):
+            if not in_scene(scene, sensor.parent):
+                raise SensorValueError(
+                    f"sensor {sensor!r} is on {describe(sensor.parent)}, a shape not in the "
+                    f"hub's scene {describe(scene)}: no contact names it, so the sensor would "
+                    "never fire (a copy of a scene object is a new shape; mount the sensor on "
+                    "the object itself, scene[name], and add it to the scene before making "
+                    "the hub)"
+                )
+        elif sensor.scene is not scene:
+            raise SensorValueError(
+                f"sensor {sensor!r} reads another scene than the hub's {describe(scene)}"
+            )
+    return items

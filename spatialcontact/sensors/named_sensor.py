@@ -16,6 +16,8 @@ Differences from Gazebo, converted here and nowhere else:
   forces and torques are world-frame; with no forces given they are zero and
   :attr:`NamedContactSensor.forces_valid` is False;
 - times are float seconds, kept internally as whole nanoseconds as Gazebo's ``common::Time``;
+  they are given by the caller, so a ``sim_time`` earlier than the latest one given is refused
+  (Gazebo reads its world's clock, which only goes back on a reset);
 - there is no transport: callbacks registered with ``connect_updated`` are the subscribers.
 """
 
@@ -165,6 +167,13 @@ class NamedContactSensor:
     looked up again whenever the scene's names change, so an object removed from the scene
     simply stops matching.
 
+    Simulation time does not go back: :meth:`on_contacts` and :meth:`update` refuse a
+    ``sim_time`` earlier than the latest one the sensor was given (by either, or by a
+    :class:`~spatialcontact.sensors.SensorHub`), so message times never decrease; the one
+    exception is Gazebo's rule above, an update neither forced nor after
+    :attr:`last_update_time`, which returns False. :meth:`reset_last_update_time` starts a
+    new run from time zero.
+
     Examples
     --------
     >>> import spatialcontact as sc
@@ -235,6 +244,8 @@ class NamedContactSensor:
         self._last_update_ns = 0
         self._last_measurement_ns = 0
         self._delay_ns = 0
+        self._clock_ns = 0
+        """The latest simulation time given (steps and updates), ns: times may not go back."""
         self._connections: list[Connection] = []
 
     def __repr__(self) -> str:
@@ -305,10 +316,21 @@ class NamedContactSensor:
         return self._reading_valid
 
     def reset_last_update_time(self) -> None:
-        """Set :attr:`last_update_time` and :attr:`last_measurement_time` back to zero."""
+        """Set :attr:`last_update_time` and :attr:`last_measurement_time` back to zero, and
+        forget the latest simulation time given, so that a new run may start from zero."""
         self._last_update_ns = 0
         self._last_measurement_ns = 0
         self._delay_ns = 0
+        self._clock_ns = 0
+
+    def _not_back(self, time_ns: int, sim_time: Any) -> None:
+        """Refuse ``sim_time`` (``time_ns``) when it is earlier than the latest time given."""
+        if time_ns < self._clock_ns:
+            raise SensorValueError(
+                "sim_time must not be earlier than the last time given to the sensor, "
+                f"{ns_to_seconds(self._clock_ns)!r} (simulation time does not go back; "
+                f"reset_last_update_time() starts a new run), got {describe(sim_time)}"
+            )
 
     # ------------------------------------------------------------------ callbacks
 
@@ -354,12 +376,21 @@ class NamedContactSensor:
         contacts : Contacts
             All the step's contacts; the watched ones are kept.
         sim_time : float
-            Simulation time of the step, seconds, >= 0.
+            Simulation time of the step, seconds, >= 0, and not earlier than the latest time
+            given to the sensor (by this method, :meth:`update` or a hub).
         forces : None, array_like, shape (n, 3) or (n,), or callable
             See :func:`~spatialcontact.sensors.resolve_forces`.
+
+        Raises
+        ------
+        SensorValueError
+            If ``sim_time`` is out of range or earlier than the latest time given (nothing
+            is queued), or ``forces`` does not fit ``contacts``.
         """
         time_ns = seconds_to_ns(sim_time, "sim_time")
+        self._not_back(time_ns, sim_time)
         step = StepData.build(contacts, forces)
+        self._clock_ns = time_ns
         if self._active:
             self._queue_step(step, self._objects, time_ns)
 
@@ -432,7 +463,9 @@ class NamedContactSensor:
         Parameters
         ----------
         sim_time : float
-            Current simulation time, seconds, >= 0.
+            Current simulation time, seconds, >= 0, and not earlier than the latest time
+            given to the sensor, unless the update is not forced and ``sim_time`` is not
+            after :attr:`last_update_time` (then it returns False, as Gazebo's).
         force : bool
             Update even when inactive or before the period has passed.
 
@@ -440,11 +473,21 @@ class NamedContactSensor:
         -------
         bool
             True when a new reading was published (and the callbacks called).
+
+        Raises
+        ------
+        SensorValueError
+            If ``sim_time`` is out of range, or earlier than the latest time given where the
+            update could publish (a reading would be dated before the steps it holds).
         """
         now = seconds_to_ns(sim_time, "sim_time")
-        return self._update_ns(now, flag(force, "force", type_error=SensorTypeError))
+        forced = flag(force, "force", type_error=SensorTypeError)
+        if forced or now > self._last_update_ns:  # else Gazebo's rule: nothing happens
+            self._not_back(now, sim_time)
+        return self._update_ns(now, forced)
 
     def _update_ns(self, now: int, force: bool) -> bool:
+        self._clock_ns = max(self._clock_ns, now)
         if not (self._active or force):
             return False
         if now <= self._last_update_ns and not force:

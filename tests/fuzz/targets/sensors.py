@@ -46,6 +46,7 @@ def _finite_number(value: Any) -> bool:
         "SensorHub.step",
         "SensorHub.feed",
         "SensorHub.reset",
+        "SensorHub.sensors=",
         "PenaltyForce",
         "PenaltyForce.reset",
     ],
@@ -64,6 +65,7 @@ def hub(rng: np.random.Generator, env: Any) -> Case:
     sensors_arg: Any = [on_box]
     hub_kwargs: dict[str, Any] = {}
     step_kwargs: dict[str, Any] = {}
+    assign = False
     if which == "dt" or which == "feed":
         pick = _dt_pick(rng)
         param = "dt"
@@ -90,9 +92,11 @@ def hub(rng: np.random.Generator, env: Any) -> Case:
             (on_box, "either"),
             ([on_box, on_box], "either"),
             (["box"], "error"),
+            ([S.ObjectContactSensor(sc.Sphere(0.1))], "error"),  # a shape in no scene
         ]
         sensors_arg, expect = options[int(rng.integers(len(options)))]
         pick = V.Pick(sensors_arg, expect)
+        assign = bool(rng.integers(2))  # given to the constructor, or assigned afterwards
     elif which == "max_contacts":
         pick = V.integer(rng, 1)
         hub_kwargs["max_contacts_per_pair"] = pick.value
@@ -118,7 +122,15 @@ def hub(rng: np.random.Generator, env: Any) -> Case:
 
     def call() -> Any:
         model = S.PenaltyForce(**pf_args)
-        h = S.SensorHub(scene, sensors_arg, force_model=model, **hub_kwargs)
+        if assign:
+            h = S.SensorHub(scene, [on_box], force_model=model, **hub_kwargs)
+            try:
+                h.sensors = sensors_arg
+            except Exception:
+                assert h.sensors == (on_box,), f"sensors changed to {h.sensors} on a refusal"
+                raise
+        else:
+            h = S.SensorHub(scene, sensors_arg, force_model=model, **hub_kwargs)
         dt = pick.value if which in ("dt", "feed") else 0.01
         before = h.time
         try:
@@ -149,6 +161,8 @@ def hub(rng: np.random.Generator, env: Any) -> Case:
         assert h.time == 0.0
 
     label = f"SensorHub(step) {which}={r(pick.value)} pf={r(pf_args)} depth={depth:.4f}"
+    if assign:
+        label += " (assigned to hub.sensors)"
     return Case(
         label,
         call,
