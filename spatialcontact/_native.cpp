@@ -33,6 +33,7 @@
 #include <cstring>
 #include <cstddef>
 #include <exception>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -150,12 +151,13 @@ bool rigid(const Pose v) {
 // True when `v` is what Coal may be given, rigid or not: finite entries, the translation
 // within range, last row 0 0 0 1 (the check that stays when the caller vouches for rigidity).
 bool sound(const Pose v) {
-  bool finite = true;
-  for (int k = 0; k < 12; ++k) finite &= std::isfinite(v[k]);
-  const double far = kMaxTranslation;
-  return finite & (std::fabs(v[3]) <= far) & (std::fabs(v[7]) <= far) &
-         (std::fabs(v[11]) <= far) & (v[12] == 0.0) & (v[13] == 0.0) & (v[14] == 0.0) &
-         (v[15] == 1.0);
+  const double big = std::numeric_limits<double>::max(), far = kMaxTranslation;
+  // Every test is made (& rather than &&), as in rigid(); a NaN fails every comparison.
+  return (std::fabs(v[0]) <= big) & (std::fabs(v[1]) <= big) & (std::fabs(v[2]) <= big) &
+         (std::fabs(v[4]) <= big) & (std::fabs(v[5]) <= big) & (std::fabs(v[6]) <= big) &
+         (std::fabs(v[8]) <= big) & (std::fabs(v[9]) <= big) & (std::fabs(v[10]) <= big) &
+         (std::fabs(v[3]) <= far) & (std::fabs(v[7]) <= far) & (std::fabs(v[11]) <= far) &
+         (v[12] == 0.0) & (v[13] == 0.0) & (v[14] == 0.0) & (v[15] == 1.0);
 }
 
 // Ask for row `i + 32` of packed rows of `width` entries (4 KiB ahead for poses: the hardware
