@@ -276,14 +276,18 @@ PyObject* is_rigid(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   return PyBool_FromLong(rigid(v));
 }
 
+// Take the buffer of `obj` as poses (n, 4, 4), float64; false with a TypeError if it is not.
+bool take_poses(PyObject* obj, Buffer& P) {
+  const Py_ssize_t shape[3] = {-1, 4, 4};
+  if (P.take(obj, 3, shape, false)) return true;
+  PyErr_SetString(PyExc_TypeError, "poses must be a float64 array of shape (n, 4, 4)");
+  return false;
+}
+
 PyObject* first_not_rigid(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("first_not_rigid", nargs, 1)) return nullptr;
-  const Py_ssize_t shape[3] = {-1, 4, 4};
   Buffer P;
-  if (!P.take(args[0], 3, shape, false)) {
-    PyErr_SetString(PyExc_TypeError, "poses must be a float64 array of shape (n, 4, 4)");
-    return nullptr;
-  }
+  if (!take_poses(args[0], P)) return nullptr;
   const double* packed = P.packed(16) ? P.data() : nullptr;
   Py_ssize_t n = 0;
   if (packed != nullptr) {
@@ -303,12 +307,8 @@ PyObject* first_not_rigid(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 PyObject* first_unsound(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!arity("first_unsound", nargs, 1)) return nullptr;
-  const Py_ssize_t shape[3] = {-1, 4, 4};
   Buffer P;
-  if (!P.take(args[0], 3, shape, false)) {
-    PyErr_SetString(PyExc_TypeError, "poses must be a float64 array of shape (n, 4, 4)");
-    return nullptr;
-  }
+  if (!take_poses(args[0], P)) return nullptr;
   const double* packed = P.packed(16) ? P.data() : nullptr;
   Pose v;
   for (Py_ssize_t n = 0; n < P.length(); ++n) {
