@@ -240,6 +240,12 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             bad = _native.first_unsound(P)
             if bad >= 0:
                 _pose.pose_values(np.ascontiguousarray(P[bad]), f"poses[{bad}]")  # raises
+        self._place_rows(P)
+
+    def _place_rows(self, P: np.ndarray) -> None:
+        """:meth:`set_poses` of poses (n, 4, 4) float64 known to be rigid transforms, composed
+        by the package itself (a robot's links, which may reach past the range of the poses
+        a caller gives)."""
         buffer, batch, leaves, groups = self._slots()
         np.copyto(batch, P)  # each element's T is its row, read when asked for (ShapeBase.T)
         _native.place_all(

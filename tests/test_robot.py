@@ -162,6 +162,22 @@ def test_attached_object_moves_with_its_link(robot: RobotModel) -> None:
     assert ("panda_hand", "bottle") not in robot.collision_pairs
 
 
+def test_an_attached_object_may_be_carried_past_the_range_of_given_poses(
+    robot: RobotModel,
+) -> None:
+    # Found by the fuzzer: attached 999,999.9 m up link 1's z axis (within ±1e6 m), the part
+    # is carried 0.333 m higher by the link, past the range of the poses a caller may give.
+    # The robot's own placement of its elements is not a caller's pose: it is answered.
+    robot.attach(Sphere(0.05), "panda_link1", trans(0.0, 0.0, 999_999.9), name="far")
+    ready = robot.states["default"]
+    assert robot.fk(ready)["panda_link1"][2, 3] + 999_999.9 > 1e6
+    assert not robot.in_collision(ready)
+    assert robot.check(np.stack([ready, ready])).tolist() == [False, False]
+    robot.set_q(ready)
+    far = robot.attachments["far"].shape
+    assert far.world_T[2, 3] == pytest.approx(1_000_000.233, abs=1e-3)
+
+
 def test_attached_object_allowed_links(robot: RobotModel) -> None:
     ready = robot.states["default"]
     grasped = Cuboid([0.03, 0.1, 0.03])  # between and through both fingertips

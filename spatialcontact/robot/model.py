@@ -785,7 +785,7 @@ class RobotModel:
 
     def _place_poses(self, T_base_element: np.ndarray, q: Any) -> None:
         """Place :attr:`group`'s elements at ``T_base_element`` (E, 4, 4), configuration ``q``."""
-        self.group.set_poses(T_base_element, check=False)
+        self.group._place_rows(T_base_element)  # composed here from checked poses
         self._q = q
 
     # ------------------------------------------------------------ the private copies
