@@ -72,8 +72,8 @@ class SceneError(SpatialContactError, ValueError):
     """An object cannot join or stay in a scene: its name is taken, it is already held, ..."""
 
 
-class NotInSceneError(SpatialContactError, KeyError):
-    """A name or shape the scene does not hold (also a ``KeyError``).
+class NotInSceneError(SpatialContactError, KeyError, ValueError):
+    """A name or shape the scene does not hold (also a ``KeyError`` and a ``ValueError``).
 
     The message lists the names the scene holds.
     """

@@ -159,6 +159,23 @@ def test_every_leaf_pair_equals_the_per_pose_queries(kind_a: str, kind_b: str) -
     check_queries(a, b, P)
 
 
+def test_a_scene_with_an_unsupported_pair_is_refused_before_any_work() -> None:
+    # A scene as a is checked as a shape or group is: the unsupported pair's own error
+    # (a TypeError) before any pose, not a BatchError from the first pose that reaches it.
+    octree = make_leaf("OcTree")
+    scene = sc.Scene()
+    scene.add(octree, "cells")
+    far = np.zeros((2, 3))
+    far[:, 0] = 50.0  # the ellipsoid far from the cells: no pose would reach the pair
+    for query in (batch.iscollided, batch.distance):
+        with pytest.raises(sc.UnsupportedPairError, match="between an OcTree and an Ellipsoid"):
+            query(scene, sc.Ellipsoid([0.1, 0.2, 0.3]), far)
+    floor = sc.Scene()
+    floor.add(sc.HalfSpace(), "floor")
+    with pytest.raises(sc.UnsupportedPairError, match="HalfSpace and a HalfSpace"):
+        batch.distance(floor, sc.HalfSpace([1.0, 0.0, 0.0], 0.0), far)
+
+
 @pytest.mark.parametrize("kind_b", ["Sphere", "Cuboid", "Mesh", "Capsule"])
 @pytest.mark.parametrize("kind_a", ["Sphere", "Cylinder", "ConvexHull", "OcTree"])
 def test_translations_keep_the_rotation_of_b(kind_a: str, kind_b: str) -> None:

@@ -599,8 +599,16 @@ def test_unknown_names_raise_a_key_error_listing_the_valid_names() -> None:
         scene.allow("nope", "a")
     with pytest.raises(NotInSceneError, match="b 'nope' is not in this scene"):
         scene.disallow("a", "nope")
-    with pytest.raises(NotInSceneError, match="b 7 is not in this scene"):
+    # A name that is no string is a type mistake, as add() has it.
+    with pytest.raises(
+        ShapeTypeError, match=r"^b must be an object's name or a shape of the scene, got 7$"
+    ):
         scene.is_allowed("a", 7)  # type: ignore[arg-type]
+    calls: list[Any] = [scene.remove, scene.__getitem__, scene.index_of, scene.world_of]
+    for call in calls:
+        with pytest.raises(ShapeTypeError, match=r"^name must be an object's name, got 3$"):
+            call(3)
+    assert isinstance(info.value, ValueError)  # every error is a ValueError or a TypeError
     with pytest.raises(SceneError, match="a and b are both 'a'"):
         scene.allow("a", "a")
     with pytest.raises(NotInSceneError, match="name 'x' is not in this scene; the scene is empty"):
@@ -683,3 +691,21 @@ def test_a_pair_touching_every_other_query_is_answered_each_time() -> None:
     scene.remove("b")
     assert scene.collisions() == [("a", "c")]
     assert all(p.a.name != "b" and p.b.name != "b" for p in scene._pairs.values())
+
+
+def test_contacts_leave_out_pairs_coal_has_no_contacts_for() -> None:
+    # A floor and a wall (two half-spaces) cross: collisions() lists them, but Coal has no
+    # contacts between two half-spaces, and scene.contacts() raised for the whole scene.
+    scene = Scene()
+    scene.add(HalfSpace([0.0, 0.0, 1.0], 0.0), "floor")
+    scene.add(HalfSpace([1.0, 0.0, 0.0], 0.0), "wall")
+    scene.add(Sphere(0.5), "ball")
+    assert scene.collisions() == [("floor", "wall"), ("floor", "ball"), ("wall", "ball")]
+    found = scene.contacts()
+    assert [(scene.name_of(c.o1), scene.name_of(c.o2)) for c in found] == [
+        ("floor", "ball"),
+        ("wall", "ball"),
+    ]
+    assert [c.penetration_depth for c in found] == pytest.approx([-0.5, -0.5], abs=1e-12)
+    with pytest.raises(UnsupportedPairError, match="HalfSpace and a HalfSpace"):
+        scene["floor"].contacts(scene["wall"])

@@ -120,13 +120,13 @@ def _prepare(
         return Job(kind, a, b, translations, scene, prepared=[]), _Unchecked(batch, checked)
     items: Items = batch
     closed = not scene and kind != "contacts"
-    if not scene:
-        unsupported = _UNSUPPORTED[kind]
-        for la in _leaves(a):
-            for lb in _leaves(b):
-                if kind == "contacts" or closed_form(la, lb, kind) is None:
-                    _geometries(la, lb, unsupported)
-                    closed = False
+    unsupported = _UNSUPPORTED[kind]
+    shapes = [a[name] for name in a.names] if scene else [a]
+    for la in (leaf for shape in shapes for leaf in _leaves(shape)):
+        for lb in _leaves(b):
+            if scene or kind == "contacts" or closed_form(la, lb, kind) is None:
+                _geometries(la, lb, unsupported)  # an unsupported pair: before any work
+                closed = False
     if not (checked or translations):
         check_sound(batch, "poses")  # what Coal or a closed form must not read, never unchecked
     if closed and not translations and not b._is_group and b.stype == "sphere":

@@ -42,6 +42,7 @@ from ..errors import (
     NotInSceneError,
     SceneError,
     ShapeTypeError,
+    UnsupportedPairError,
 )
 from ..pose import MAX_TRANSLATION
 from .broadphase import Body, Broadphase, Leaf
@@ -271,7 +272,9 @@ class Scene:
     -----
     Results are those of the shape queries on each pair of leaves (``a.iscollided(b)``,
     ``a.contacts(b)``, ``a.closest_point(b)``); pairs of shapes Coal cannot answer raise
-    :class:`~spatialcontact.errors.UnsupportedPairError` as those queries do. A scene holds
+    :class:`~spatialcontact.errors.UnsupportedPairError` as those queries do, except in
+    :meth:`contacts`, where a pair Coal has no contacts for (two half-spaces, a floor and a
+    wall, say) gives none. A scene holds
     its shapes and is held by them only weakly (a scene no longer used is freed); a shape may
     be in several scenes. Leaves with ``collision=False``, or inside a group with
     ``collision=False``, are ignored; an object with ``collision=False`` cannot be added.
@@ -885,6 +888,11 @@ class Scene:
                     f"{parameter} {describe(value)} is not in this scene; {self._valid_names()}"
                 )
             return value
+        if not isinstance(value, str):
+            raise ShapeTypeError(
+                f"{parameter} must be an object's name or a shape of the scene, got "
+                f"{describe(value)}"
+            )
         return self._record(value, parameter).shape
 
     def _reallow(self) -> None:
@@ -1014,7 +1022,9 @@ class Scene:
             within a pair. ``o1`` is a leaf of the object added earlier and ``o2`` a leaf of
             the one added later (for a self-collision, the leaf that comes first in the
             group). :meth:`name_of` maps a leaf to its object. Its column ``world`` (n,)
-            gives each contact's world (-1 for two global objects).
+            gives each contact's world (-1 for two global objects). Leaf pairs Coal has no
+            contacts for (two half-spaces, two octrees) give none: :meth:`collisions` lists
+            them.
 
         Raises
         ------
@@ -1033,8 +1043,12 @@ class Scene:
                 if found is None:
                     collected: list[Contact] = []
                     for ea, eb in sorted(pair.leaves, key=_leaf_order):
-                        if not covers(ea.shape, eb.shape):
+                        if covers(ea.shape, eb.shape):
+                            continue
+                        try:
                             collected.extend(ea.shape.contacts(eb.shape, max_contacts=k))
+                        except UnsupportedPairError:
+                            continue  # two half-spaces or two octrees: Coal has no contacts
                     collected.sort(key=_depth)
                     found = pair.contacts[k] = tuple(collected)
                 out.extend(found)
@@ -1176,7 +1190,9 @@ class Scene:
     # ----------------------------------------------------------------- bookkeeping
 
     def _record(self, name: Any, parameter: str) -> _Object:
-        record = self._objects.get(name) if isinstance(name, str) else None
+        if not isinstance(name, str):
+            raise ShapeTypeError(f"{parameter} must be an object's name, got {describe(name)}")
+        record = self._objects.get(name)
         if record is None:
             raise NotInSceneError(
                 f"{parameter} {describe(name)} is not in this scene; {self._valid_names()}"
