@@ -28,7 +28,7 @@ from conftest import (
 )
 
 import spatialcontact as sc
-from spatialcontact import batch
+from spatialcontact import batch, meshes
 from spatialcontact.batch import _kernels
 
 RNG_SEED = 20240611
@@ -876,3 +876,41 @@ def test_the_check_refuses_non_finite_entries_without_warnings(value: float) -> 
         warnings.simplefilter("error")
         with pytest.raises(sc.InvalidPoseError, match=r"poses\[3\] "):
             batch.iscollided(sc.Sphere(1.0), sc.Sphere(0.5), P)
+
+
+def test_no_other_thread_takes_the_library_lock_while_b_is_at_a_batch_pose(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A batch places b's leaves at its poses while a chunk runs. A Scene holding b, asked from
+    # another thread then, kept the pair it found there (a collision 0.9 m away, reported
+    # until b or c moved again). Every Scene call takes the library's lock: a chunk holds it.
+    import threading
+
+    from spatialcontact._coal import state
+
+    seen: list[bool] = []
+    b = sc.Cylinder(0.05, 0.1)
+    original = _kernels._collide_block
+
+    def watched(pairs: Any, block: Any) -> np.ndarray:
+        got: list[bool] = []
+
+        def other() -> None:
+            taken = state.LOCK.acquire(blocking=False)
+            if taken:
+                state.LOCK.release()
+            got.append(taken)
+
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        seen.append(got[0])
+        return original(pairs, block)
+
+    monkeypatch.setattr(_kernels, "_collide_block", watched)
+    P = np.tile(np.eye(4), (100, 1, 1))
+    P[:, 0, 3] = 0.9
+    hit = batch.iscollided(sc.Mesh(meshes.path("objects/sphere_5k.stl")), b, P, chunk_size=25)
+    assert len(seen) == 4 and not hit.any()
+    assert not any(seen)
+    assert b._tf.getTranslation()[0] == 0.0  # put back

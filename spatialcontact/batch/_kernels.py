@@ -31,6 +31,7 @@ import coal
 import numpy as np
 
 from .._base import collision_leaves
+from .._coal import state as _state
 from .._coal.state import thread_entry
 from ..contact import Contact
 from ..pose import compose
@@ -775,7 +776,9 @@ def run(job: Job, chunk: np.ndarray) -> Any:
     if direct is not None:
         return direct(chunk)
     b = job.b
-    with _kept(b, job.scene):
+    # Under the library's lock, which every Scene call takes: no scene sees b's leaves at a
+    # pose of the chunk (it would keep the pairs it found there).
+    with _state.LOCK, _kept(b, job.scene):
         moving, pairs = _prepared(job)
         if pairs is None:
             return _scene_chunk(job, moving.poses(chunk, job.translations))
