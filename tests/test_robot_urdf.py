@@ -265,6 +265,18 @@ def test_bad_joints(tmp_path: Path) -> None:
     )
     with pytest.raises(RobotModelError, match="the mimicked joint 'ghost' is not a joint"):
         RobotModel.from_urdf(write(tmp_path, robot(mimic)))
+    # Limits past the range of poses: a prismatic joint put the shapes 1e200 m out (distance
+    # inf), a revolute one of ±1e308 made sample() overflow.
+    for kind, lo, hi, unit in (("prismatic", -1, 1e200, "m"), ("revolute", -1e308, 1e308, "rad")):
+        far = (
+            f"<joint name='j' type='{kind}'><parent link='a'/><child link='b'/>"
+            + LIMIT.format(lo=lo, hi=hi)
+            + "</joint>"
+        )
+        with pytest.raises(
+            RobotModelError, match=rf"joint 'j': limits must lie within ±1e\+06 {unit}"
+        ):
+            RobotModel.from_urdf(write(tmp_path, robot(far)))
 
 
 def test_missing_mesh_names_the_link_and_paths(tmp_path: Path) -> None:
@@ -301,3 +313,45 @@ def test_bad_srdf(tmp_path: Path, two_link: Path) -> None:
 def test_bad_geometry_argument(two_link: Path) -> None:
     with pytest.raises(InvalidArgumentError, match=r"geometry must be 'mesh', .*got 'hull'"):
         RobotModel.from_urdf(two_link, geometry="hull")  # type: ignore[arg-type]
+
+
+def test_a_flat_mesh_link_is_checked_in_motion_and_kept_as_a_mesh_for_convex(
+    tmp_path: Path,
+) -> None:
+    # A 20 cm plate (two triangles in one plane) on link b, which turns about z: its convex
+    # hull has no volume, and check_motion raised "points must include 4 points that are not
+    # coplanar" at every call (geometry="convex" refused to load). The motion model holds a
+    # flat part in its box grown by 1 µm; the convex robot keeps the plate as a mesh.
+    import trimesh
+
+    corners = np.array([[0, 0, 0], [0.2, 0, 0], [0.2, 0.2, 0], [0, 0.2, 0]], dtype=float)
+    plate = trimesh.Trimesh(corners, np.array([[0, 1, 2], [0, 2, 3]]))
+    plate.export(tmp_path / "plate.stl")
+    path = write(
+        tmp_path,
+        """<robot name="r">
+  <link name="a"/>
+  <link name="b"><collision><geometry><mesh filename="plate.stl"/></geometry></collision></link>
+  <joint name="j1" type="revolute"><parent link="a"/><child link="b"/>
+    <origin xyz="0 0 0.3"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+</robot>""",
+    )
+    robot = RobotModel.from_urdf(path)
+    assert robot.check_motion([0.0], [2.0])  # nothing to hit
+    # The plate covers polar angles [q, q + 90°]. A 2 cm cube 0.1 m out at 100° is clear of
+    # it at q = 0 and at q = 2 rad (115°), and swept through in between.
+    from spatialcontact import Scene
+
+    scene = Scene()
+    angle = math.radians(100.0)
+    scene.add(
+        Cuboid([0.02, 0.02, 0.02], pose=trans(0.1 * math.cos(angle), 0.1 * math.sin(angle), 0.3))
+    )
+    assert not robot.in_collision([0.0], scene) and not robot.in_collision([2.0], scene)
+    assert robot.in_collision([0.5], scene)
+    assert not robot.check_motion([0.0], [2.0], scene)
+    convex = RobotModel.from_urdf(path, geometry="convex")
+    assert isinstance(convex.group[0], Mesh)
+    assert not convex.check_motion([0.0], [2.0], scene)
+    assert convex.check_motion([0.0], [0.0 + 1e-3])

@@ -30,7 +30,13 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar, cast
 import numpy as np
 
 from .._validate import count, describe, finite_real, flag, numbers
-from ..errors import InvalidArgumentError, InvalidShapeError, RobotModelError, ShapeTypeError
+from ..errors import (
+    InvalidArgumentError,
+    InvalidMeshError,
+    InvalidShapeError,
+    RobotModelError,
+    ShapeTypeError,
+)
 from ..group import CollisionShapeGroup
 from ..mesh import ConvexHull, Mesh
 from ..pose import as_pose
@@ -410,7 +416,10 @@ class RobotModel:
         if g.kind == "mesh":
             mesh = Mesh(g.filename, scale=g.size, name=label)
             if self._geometry_kind == "convex":
-                return ConvexHull(mesh.vertices, name=label)
+                try:
+                    return ConvexHull(mesh.vertices, name=label)
+                except InvalidMeshError:  # a flat mesh (a plate): its hull has no volume
+                    return mesh
             return mesh
         if g.kind == "box":
             return Cuboid(g.size, name=label)

@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _native
+from ..errors import InvalidMeshError
 from ..mesh import ConvexHull, Mesh
 from ..shapes import Capsule, CollisionShape, Cone, Cuboid, Cylinder, Ellipsoid, Sphere
 from .culling import bounding_sphere
@@ -84,6 +85,9 @@ the stretch is split first (see :func:`_weak`)."""
 DISTANCE_SLACK = 1e-5
 """Metres taken off every distance Coal reports before it bounds a motion."""
 
+_FLAT_PADDING = 1e-6
+"""Metres added on every side of the box that stands in for the hull of a flat part."""
+
 _CORNERS = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
 
 
@@ -108,6 +112,16 @@ def _hull_points(shape: CollisionShape) -> np.ndarray:
         return centre + radius * _CORNERS
     points: np.ndarray = half * _CORNERS
     return points
+
+
+def _holding(points: np.ndarray, name: str) -> ConvexHull:
+    """The convex hull of ``points`` (n, 3); for points with no volume (a flat mesh, a single
+    triangle), the box around them grown by 1 µm on every side, which holds them too."""
+    try:
+        return ConvexHull(points, name=name)
+    except InvalidMeshError:
+        low, high = points.min(axis=0) - _FLAT_PADDING, points.max(axis=0) + _FLAT_PADDING
+        return ConvexHull(0.5 * (low + high) + 0.5 * (high - low) * _CORNERS, name=name)
 
 
 class MotionModel:
@@ -171,7 +185,7 @@ class MotionModel:
                         for s, e in zip(shapes, elements, strict=True)
                     ]
                 )
-                hulls.append(ConvexHull(points, name=robot._parts[elements[0]]))
+                hulls.append(_holding(points, robot._parts[elements[0]]))
                 T_body_hull.append(np.eye(4))
                 self.exact.append(False)
             c = robot._c_body[elements]

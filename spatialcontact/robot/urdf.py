@@ -377,6 +377,12 @@ def _joint(joint: Any, links: set[str], source: str) -> JointSpec:
                 f"{where}: limits must be finite with lower <= upper, got lower={lower}, "
                 f"upper={upper}"
             )
+        if max(abs(lower), abs(upper)) > MAX_COORDINATE:
+            unit_name = "m" if joint.type == "prismatic" else "rad"
+            raise RobotModelError(
+                f"{where}: limits must lie within ±{MAX_COORDINATE:g} {unit_name} (the range "
+                f"of the poses the shapes take), got lower={lower:g}, upper={upper:g}"
+            )
     mimic = None
     if joint.mimic is not None and joint.type != "fixed":
         multiplier = 1.0 if joint.mimic.multiplier is None else float(joint.mimic.multiplier)
