@@ -3,6 +3,9 @@ discretisation finds a collision."""
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import discretised_free, shelf_scene, trans
@@ -75,12 +78,29 @@ def test_motion_errors(panda: RobotModel) -> None:
         InvalidArgumentError, match=r"Q1\[1\] must hold finite joint values, got nan"
     ):
         panda.check_motions([q, q], [q, np.full(8, np.nan)])
-    with pytest.raises(InvalidArgumentError, match=r"tolerance must be .* got True"):
+    with pytest.raises(ShapeTypeError, match=r"tolerance must be a real number, got True"):
         panda.check_motion(q, q, tolerance=True)
     with pytest.raises(ShapeTypeError, match="scene must be a spatialcontact Scene or None"):
         panda.check_motion(q, q, scene=[Sphere(1.0)])  # type: ignore[arg-type]
     with pytest.raises(ShapeTypeError, match="scene must be a spatialcontact Scene or None"):
         panda.check_motions([q], [q], scene="shelf")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tolerance", ["1", True, 1j, None, [0.1]])
+def test_a_tolerance_that_is_no_number_is_a_type_error(
+    panda: RobotModel, tolerance: object
+) -> None:
+    # docs/limits.md: a string or a boolean where a number is expected is a ShapeTypeError
+    # (a TypeError); these raised InvalidArgumentError (a ValueError).
+    q = panda.neutral
+    with pytest.raises(ShapeTypeError, match=r"tolerance must be a real number, got "):
+        panda.check_motion(q, q, tolerance=tolerance)  # type: ignore[arg-type]
+    with pytest.raises(ShapeTypeError, match=r"tolerance must be a real number, got "):
+        panda.check_motions([q], [q], tolerance=tolerance)  # type: ignore[arg-type]
+    for value in (-1.0, np.inf, np.nan):  # a number out of range is still a ValueError
+        with pytest.raises(InvalidArgumentError, match="tolerance must be"):
+            panda.check_motion(q, q, tolerance=value)
+    assert panda.check_motion(q, q, tolerance=np.float32(0.01))
 
 
 def test_the_group_is_where_q_says_after_a_motion(panda: RobotModel, shelf: Scene) -> None:
@@ -265,3 +285,44 @@ def test_first_of_each_is_numpys_unique(values: list[int]) -> None:
     got_first, got_inverse = _first_of_each(v)
     np.testing.assert_array_equal(got_first, first)
     np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
+
+
+CONTINUOUS_ARM = """<robot name="spinner">
+  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0.2 0 0"/>
+    <geometry><box size="0.4 0.05 0.05"/></geometry></collision></link>
+  <link name="fore"><collision><origin xyz="0.15 0 0"/>
+    <geometry><box size="0.3 0.05 0.05"/></geometry></collision></link>
+  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
+  <joint name="elbow" type="continuous"><parent link="arm"/><child link="fore"/>
+    <origin xyz="0.4 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>"""
+"""Two continuous joints about z: the arm (0.4 m) and the forearm (0.3 m) sweep the plane
+z = 0.1 around the base."""
+
+
+def test_continuous_joints_check_motions_without_warnings(tmp_path: Path) -> None:
+    # A continuous joint's range is infinite: the motion model's bounds multiplied it by 0.0
+    # (inf * 0.0, "invalid value encountered in scalar multiply") on every motion check, so
+    # that under -W error no motion of such a robot could be checked.
+    path = tmp_path / "spinner.urdf"
+    path.write_text(CONTINUOUS_ARM)
+    robot = RobotModel.from_urdf(path)
+    scene = Scene()
+    scene.add(Sphere(0.05, pose=trans(0.0, 0.5, 0.1)), "ball")  # on +y, 0.5 m from the axis
+    motions = [
+        ([0.0, 0.0], [np.pi, 0.0], False),  # the arm sweeps through +y: through the ball
+        ([0.0, 0.0], [-1.0, 0.0], True),  # through -y only
+        ([np.pi / 2, -np.pi / 2], [np.pi / 2, -1.2], True),  # the forearm turns beside it
+        ([np.pi / 2, -np.pi], [np.pi / 2, np.pi], False),  # ... a whole turn, through it
+        ([-3.0, 0.0], [-9.0, 0.0], False),  # a whole turn of the shoulder, outside [-pi, pi]
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = [robot.check_motion(q0, q1, scene) for q0, q1, _ in motions]
+        many = robot.check_motions([m[0] for m in motions], [m[1] for m in motions], scene)
+    assert got == [free for _, _, free in motions]
+    assert many.tolist() == got
+    for q0, q1, free in motions:
+        assert discretised_free(robot, np.array(q0), np.array(q1), scene) == free

@@ -310,6 +310,81 @@ def test_bad_srdf(tmp_path: Path, two_link: Path) -> None:
     assert ("arm", "slider") not in good.collision_pairs
 
 
+def test_links_that_are_all_children_are_a_loop(tmp_path: Path) -> None:
+    # The message read "but no link are no joint's child".
+    loop = (
+        "<robot name='r'><link name='a'/><link name='b'/>"
+        "<joint name='j' type='fixed'><parent link='a'/><child link='b'/></joint>"
+        "<joint name='k' type='fixed'><parent link='b'/><child link='a'/></joint></robot>"
+    )
+    with pytest.raises(RobotModelError) as raised:
+        RobotModel.from_urdf(write(tmp_path, loop))
+    assert str(raised.value).endswith(
+        "the links must form one tree with one root link, but every link is a joint's child "
+        "(the joints form a loop)"
+    )
+
+
+def group_states(*states: str) -> str:
+    """An SRDF for the two-link robot with these ``<group_state>`` bodies, named 's'."""
+    body = "".join(f"<group_state name='s' group='g'>{joints}</group_state>" for joints in states)
+    return f"<robot name='two'>{body}</robot>"
+
+
+def test_a_state_outside_the_limits_is_refused(tmp_path: Path, two_link: Path) -> None:
+    # It was loaded, and then every query given robot.states['s'] raised.
+    srdf = write(tmp_path, group_states("<joint name='shoulder' value='3.5'/>"), "s.srdf")
+    with pytest.raises(RobotModelError) as raised:
+        RobotModel.from_urdf(two_link, srdf=srdf)
+    assert str(raised.value) == (
+        f"SRDF {str(srdf)!r}, <group_state> 0 ('s'): joint 'shoulder' = 3.5 is outside its "
+        "limits [-3.0, 3.0]"
+    )
+    with pytest.raises(RobotModelError, match=r"joint 'slide' = -0.1 is outside its limits"):
+        RobotModel.from_urdf(
+            two_link, srdf=write(tmp_path, group_states("<joint name='slide' value='-0.1'/>"))
+        )
+    inside = group_states(  # within LIMIT_TOLERANCE, and a continuous joint has no limits
+        "<joint name='shoulder' value='3.0000000001'/><joint name='spin' value='100'/>"
+    )
+    robot = RobotModel.from_urdf(two_link, srdf=write(tmp_path, inside, "inside.srdf"))
+    assert robot.states["s"].tolist() == [3.0000000001, 0.0, 100.0]
+    assert robot.check([robot.states["s"]]).shape == (1,)  # a q every query takes
+
+
+def test_a_state_joint_with_several_values_is_refused(tmp_path: Path, two_link: Path) -> None:
+    # value="0.1 0.2" kept 0.1 silently.
+    srdf = write(tmp_path, group_states("<joint name='shoulder' value='0.1 0.2'/>"), "s.srdf")
+    with pytest.raises(RobotModelError) as raised:
+        RobotModel.from_urdf(two_link, srdf=srdf)
+    assert str(raised.value) == (
+        f"SRDF {str(srdf)!r}, <group_state> 0 ('s'): joint 'shoulder' must have one finite "
+        "value, got '0.1 0.2'"
+    )
+    for value in ("", "nan", "x"):
+        with pytest.raises(RobotModelError, match="joint 'shoulder' must have one finite value"):
+            RobotModel.from_urdf(
+                two_link,
+                srdf=write(tmp_path, group_states(f"<joint name='shoulder' value='{value}'/>")),
+            )
+
+
+def test_two_states_of_one_name_are_refused(tmp_path: Path, two_link: Path) -> None:
+    # The last one won silently.
+    srdf = write(
+        tmp_path,
+        group_states(
+            "<joint name='shoulder' value='0.1'/>", "<joint name='shoulder' value='0.2'/>"
+        ),
+        "s.srdf",
+    )
+    with pytest.raises(RobotModelError) as raised:
+        RobotModel.from_urdf(two_link, srdf=srdf)
+    assert str(raised.value) == (
+        f"SRDF {str(srdf)!r}, <group_state> 1 ('s'): a <group_state> named 's' comes earlier"
+    )
+
+
 def test_bad_geometry_argument(two_link: Path) -> None:
     with pytest.raises(InvalidArgumentError, match=r"geometry must be 'mesh', .*got 'hull'"):
         RobotModel.from_urdf(two_link, geometry="hull")  # type: ignore[arg-type]

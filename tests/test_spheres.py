@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+import warnings
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -252,7 +253,7 @@ def test_fitting_errors(panda: RobotModel) -> None:
         panda.spheres(count=3, max_radius=0.1)
     with pytest.raises(InvalidArgumentError, match=r"count must be an int in \[1, 256\].*0"):
         panda.spheres(count=0)
-    with pytest.raises(InvalidArgumentError, match=r"count must be an int.*True"):
+    with pytest.raises(ShapeTypeError, match=r"count must be an int.*True"):
         panda.spheres(count=True)
     with pytest.raises(InvalidArgumentError, match="'panda_link8', which is not a link with"):
         panda.spheres(count={"panda_link8": 2})
@@ -260,6 +261,42 @@ def test_fitting_errors(panda: RobotModel) -> None:
         panda.spheres(max_radius=-0.1)
     with pytest.raises(InvalidArgumentError, match="model must be a SphereModel, got 3"):
         panda.spheres_cover(3)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"count": 1.5}, "count must be an int in [1, 256] (or a dict of them by link), got 1.5"),
+        ({"count": True}, "count must be an int in [1, 256] (or a dict of them by link), got True"),
+        ({"count": "4"}, "count must be an int in [1, 256] (or a dict of them by link), got '4'"),
+        ({"count": {"panda_link1": 2.0}}, "count['panda_link1'] must be an int in [1, 256]"),
+        ({"max_radius": "a"}, "max_radius must be a real number, got 'a'"),
+        ({"max_radius": True}, "max_radius must be a real number, got True"),
+    ],
+)
+def test_fitting_arguments_of_the_wrong_type_are_type_errors(
+    panda: RobotModel, arguments: dict[str, Any], message: str
+) -> None:
+    # docs/limits.md: a float or a boolean where an integer is expected, or a string where a
+    # number is, is a ShapeTypeError (a TypeError); these raised InvalidArgumentError.
+    with pytest.raises(ShapeTypeError) as raised:
+        panda.spheres(**arguments)
+    assert str(raised.value).startswith(message)
+    assert not isinstance(raised.value, ValueError)
+
+
+def test_fitting_arguments_out_of_range_are_still_value_errors(panda: RobotModel) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"count": 257}, r"count must be an int in \[1, 256\].*257 for link"),
+        ({"count": {"panda_link1": 0}}, r"count must be an int.*0 for link 'panda_link1'"),
+        ({"max_radius": 0.0}, "max_radius must be a number of metres > 0"),
+        ({"max_radius": np.inf}, "max_radius must be finite"),
+        ({"max_radius": 1e-6}, r"max_radius must lie in \[1e-05, 1e\+06\] m"),
+    ]
+    for arguments, message in cases:
+        with pytest.raises(InvalidArgumentError, match=message):
+            panda.spheres(**arguments)
+    assert panda.spheres(count={"panda_link1": np.int64(2)}).spheres["panda_link1"].shape == (2, 4)
 
 
 def test_sphere_model_checks_its_values() -> None:
@@ -363,6 +400,49 @@ def test_bad_sphere_files_give_clear_errors(tmp_path: Path, text: str, message: 
     path.write_text(text)
     with pytest.raises(RobotModelError, match=message):
         load_curobo(path)
+
+
+def test_numbers_pyyaml_reads_as_strings_are_numbers(tmp_path: Path) -> None:
+    # YAML 1.1 wants a dot in a float: PyYAML reads 6e-2 as the string '6e-2', which was
+    # refused as "radius must be a number, got '6e-2'".
+    path = tmp_path / "exponents.yml"
+    path.write_text(
+        "collision_spheres:\n  a:\n    - center: [0, 1e-1, 5E-2]\n      radius: 6e-2\n"
+        "self_collision_buffer: {a: 1e-2}\n"
+    )
+    loaded = load_curobo(path)
+    np.testing.assert_array_equal(loaded.spheres["a"], [[0.0, 0.1, 0.05, 0.06]])
+    assert loaded.self_collision_buffer == {"a": 0.01}
+    path.write_text("collision_spheres:\n  a:\n    - center: [0, 0, 0]\n      radius: 6e-2m\n")
+    with pytest.raises(RobotModelError, match=r"\['a'\]\[0\].radius must be a number, got '6e-2m'"):
+        load_curobo(path)
+
+
+@pytest.mark.parametrize("radius", ["0.000000001", "9.0e-6", "2.0e+6"])
+def test_a_radius_outside_the_size_range_is_refused_at_load(
+    tmp_path: Path, panda: RobotModel, radius: str
+) -> None:
+    # A radius of 1e-9 was loaded, and from_urdf then raised an InvalidShapeError naming no
+    # file, link or entry.
+    path = tmp_path / "tiny.yml"
+    path.write_text(
+        "collision_spheres:\n  panda_link0:\n    - center: [0, 0, 0.05]\n      radius: 0.06\n"
+        f"    - center: [0, 0, 0.1]\n      radius: {radius}\n"
+    )
+    with pytest.raises(RobotModelError) as raised:
+        load_curobo(path)
+    assert str(raised.value) == (
+        f"sphere file {str(path)!r}: collision_spheres['panda_link0'][1].radius must lie in "
+        f"[1e-05, 1e+06] m, got {float(radius)!r}"
+    )
+    path.write_text(
+        "collision_spheres:\n  panda_link0:\n    - center: [0, 0, 0.05]\n      radius: 1.0e-5\n"
+    )
+    folder = meshes.path("panda")
+    robot = RobotModel.from_urdf(
+        folder / "panda.urdf", geometry="spheres", spheres=load_curobo(path)
+    )  # the smallest radius is a sphere the robot takes
+    assert robot.dof == panda.dof
 
 
 def test_sphere_file_paths_are_checked(tmp_path: Path, model: SphereModel) -> None:
@@ -611,7 +691,7 @@ def test_motion_argument_errors(spheres: SphereRobotModel) -> None:
         spheres.check_motions(q, q, method="sweep")  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match=r"resolution must be a number in \(0, 1\]"):
         spheres.check_motions(q, q, method="discrete", resolution=0)
-    with pytest.raises(InvalidArgumentError, match=r"resolution must be a number.*True"):
+    with pytest.raises(ShapeTypeError, match=r"resolution must be a real number, got True"):
         spheres.check_motions(q, q, method="discrete", resolution=True)
     with pytest.raises(InvalidArgumentError, match="apply to method='bound' only"):
         spheres.check_motions(q, q, method="discrete", chunk_size=5)
@@ -621,6 +701,37 @@ def test_motion_argument_errors(spheres: SphereRobotModel) -> None:
         spheres.check_motions(q, q, tolerance=0.0)
     with pytest.raises(InvalidArgumentError, match=r"Q\[0\] must hold finite joint values"):
         spheres.check([np.full(spheres.dof, np.nan)])
+
+
+def test_continuous_joints_check_motions_without_warnings(tmp_path: Path) -> None:
+    # The kernel's reach of a continuous joint (of infinite range) computed inf * 0.0 and
+    # warned "invalid value encountered in scalar multiply" on every motion check.
+    path = tmp_path / "spinner.urdf"
+    path.write_text(
+        """<robot name="spinner">
+  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0.2 0 0"/>
+    <geometry><box size="0.4 0.05 0.05"/></geometry></collision></link>
+  <link name="fore"><collision><origin xyz="0.15 0 0"/>
+    <geometry><box size="0.3 0.05 0.05"/></geometry></collision></link>
+  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
+  <joint name="elbow" type="continuous"><parent link="arm"/><child link="fore"/>
+    <origin xyz="0.4 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>"""
+    )
+    scene = Scene()
+    scene.add(Sphere(0.05, pose=pose(0.0, 0.6, 0.1)), "ball")  # on +y, 0.6 m from the axis
+    Q0 = np.array([[0.0, 0.0], [0.0, 0.0], [-3.0, 0.0], [np.pi / 2, -np.pi]])
+    Q1 = np.array([[np.pi, 0.0], [-1.0, 0.0], [-9.0, 0.0], [np.pi / 2, np.pi]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        robot = RobotModel.from_urdf(path, geometry="spheres")
+        assert isinstance(robot, SphereRobotModel)
+        bound = robot.check_motions(Q0, Q1, scene)
+        discrete = robot.check_motions(Q0, Q1, scene, method="discrete", resolution=0.01)
+        single = [robot.check_motion(a, b, scene) for a, b in zip(Q0, Q1, strict=True)]
+    assert bound.tolist() == discrete.tolist() == single == [False, True, False, False]
 
 
 # ----------------------------------------------------------------------------- processes

@@ -54,16 +54,20 @@ from .culling import (
 from .environment import SceneView, check_scene
 from .kinematics import Kinematics, Pose12
 from .motion import MotionModel, check_motions
-from .urdf import GeometrySpec, RobotSpec, SemanticSpec, read_srdf, read_urdf
+from .urdf import (
+    LIMIT_TOLERANCE,
+    GeometrySpec,
+    RobotSpec,
+    SemanticSpec,
+    read_srdf,
+    read_urdf,
+)
 
 if TYPE_CHECKING:
     from ..scene import Scene
     from ..spheres import CoverageReport, SphereModel
 
 __all__ = ["Attachment", "RobotDistance", "RobotModel"]
-
-LIMIT_TOLERANCE = 1e-9
-"""A joint value this far (radians or metres) outside its limits still counts as inside."""
 
 MAX_SAMPLES = 100_000_000
 """Most configurations :meth:`RobotModel.sample` draws in one call (a larger ``n`` is refused
@@ -1608,9 +1612,10 @@ class RobotModel:
         ------
         InvalidArgumentError
             A bad row of ``Q0`` or ``Q1`` (named), different shapes, or a ``tolerance`` that
-            is not a finite real number > 0.
+            is not finite and > 0.
         ShapeTypeError
-            ``progress`` is not True or False, or as for :meth:`check`.
+            ``tolerance`` is not a real number (a bool or a string, say), ``progress`` is not
+            True or False, or as for :meth:`check`.
         """
         self._guard()
         Q0 = self._check_Q(Q0, "Q0")
@@ -1769,7 +1774,11 @@ class RobotModel:
         Raises
         ------
         InvalidArgumentError
-            Neither or both of ``count`` and ``max_radius``, or a bad value of either.
+            Neither or both of ``count`` and ``max_radius``, a count outside [1, 256] or for
+            an unknown link, or a ``max_radius`` outside [1e-5, 1e6] m.
+        ShapeTypeError
+            A count that is not an integer (a float or a bool, even a whole one), or a
+            ``max_radius`` that is not a real number (a bool or a string, say).
         """
         from ..spheres.model import fit
 
@@ -1852,11 +1861,10 @@ def _motion_chunk(
 
 
 def _check_tolerance(tolerance: Any) -> float:
-    """A motion check's ``tolerance`` as a float, refused unless a finite real number > 0
-    (numpy numbers and 0-d arrays are numbers; bools are not), always as InvalidArgumentError."""
-    value = finite_real(
-        tolerance, "tolerance", error=InvalidArgumentError, type_error=InvalidArgumentError
-    )
+    """A motion check's ``tolerance`` as a float: a real number (numpy numbers and 0-d arrays
+    are numbers; bools and strings are not: ShapeTypeError), finite and > 0
+    (else InvalidArgumentError)."""
+    value = finite_real(tolerance, "tolerance", error=InvalidArgumentError)
     if value <= 0.0:
         raise InvalidArgumentError(
             f"tolerance must be a finite number > 0, got {describe(tolerance)}"

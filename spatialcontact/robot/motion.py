@@ -364,8 +364,10 @@ def _reach(
     origin = np.zeros((n, 2, 3))  # each body's origin in its parent's frame, at both limits
     for b in range(1, n):
         t = kin.T_parent_joint[b, :3, 3]
-        slide = kin.T_parent_joint[b, :3, :3] @ kin.axis[b] if kin.prismatic[b] else 0.0
-        origin[b] = [t + kin.value_range[b, 0] * slide, t + kin.value_range[b, 1] * slide]
+        origin[b] = t  # a revolute joint (maybe continuous, of infinite range) turns in place
+        if kin.prismatic[b]:
+            slide = kin.T_parent_joint[b, :3, :3] @ kin.axis[b]
+            origin[b] += kin.value_range[b, :, None] * slide
     link_length = np.linalg.norm(origin, axis=2).max(axis=1)
     reach = np.zeros((len(body), n))
     chain = np.zeros((len(body), n), dtype=bool)

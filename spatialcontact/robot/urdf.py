@@ -35,6 +35,9 @@ __all__ = [
     "resolve_mesh",
 ]
 
+LIMIT_TOLERANCE = 1e-9
+"""A joint value this far (radians or metres) outside its limits still counts as inside."""
+
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 """The URDF joint types a robot model supports (``floating`` and ``planar`` are refused)."""
 
@@ -419,10 +422,13 @@ def _tree(
         by_child[joint.child] = joint
     roots = [link for link in links if link not in by_child]
     if len(roots) != 1:
-        what = "no link" if not roots else f"{len(roots)} links ({_listing(roots)})"
+        what = (
+            "every link is a joint's child (the joints form a loop)"
+            if not roots
+            else f"{len(roots)} links ({_listing(roots)}) are no joint's child"
+        )
         raise RobotModelError(
-            f"URDF {source!r}: the links must form one tree with one root link, but {what} "
-            "are no joint's child"
+            f"URDF {source!r}: the links must form one tree with one root link, but {what}"
         )
     children: dict[str, list[JointSpec]] = {}
     for joint in joints:
@@ -499,7 +505,8 @@ def read_srdf(path: Any, robot: RobotSpec, joints: Sequence[str]) -> SemanticSpe
     ------
     RobotModelError
         The file is missing or not well-formed XML, an entry lacks an attribute, or names a
-        link or joint the robot does not have.
+        link or joint the robot does not have; a state's joint value is not one finite
+        number or is outside the joint's limits; two states have the same name.
     """
     srdf_path = _file(path, "SRDF")
     root = _xml_root(srdf_path, "SRDF")
@@ -520,11 +527,14 @@ def read_srdf(path: Any, robot: RobotSpec, joints: Sequence[str]) -> SemanticSpe
         disabled.append((str(pair[0]), str(pair[1])))
     states: dict[str, dict[str, float]] = {}
     known = set(joints)
+    limits = {j.name: (j.lower, j.upper) for j in robot.joints}
     for i, element in enumerate(root.iter("group_state")):
         name = element.get("name")
         where = f"SRDF {source!r}, <group_state> {i} ({name!r})"
         if name is None:
             raise RobotModelError(f"{where} has no name attribute")
+        if name in states:
+            raise RobotModelError(f"{where}: a <group_state> named {name!r} comes earlier")
         values: dict[str, float] = {}
         for entry in element.iter("joint"):
             joint, text = entry.get("name"), entry.get("value")
@@ -533,12 +543,20 @@ def read_srdf(path: Any, robot: RobotSpec, joints: Sequence[str]) -> SemanticSpe
                     f"{where}: joint {joint!r} is not a degree of freedom of {robot.name!r}; "
                     f"joints: {_listing(known)}"
                 )
+            words = text.split() if text is not None else []
             try:
-                value = float(text.split()[0]) if text is not None else math.nan
-            except (ValueError, IndexError):
+                value = float(words[0]) if len(words) == 1 else math.nan
+            except ValueError:
                 value = math.nan
             if not math.isfinite(value):
-                raise RobotModelError(f"{where}: joint {joint!r} has no finite value: {text!r}")
+                raise RobotModelError(
+                    f"{where}: joint {joint!r} must have one finite value, got {text!r}"
+                )
+            lower, upper = limits[joint]
+            if not lower - LIMIT_TOLERANCE <= value <= upper + LIMIT_TOLERANCE:
+                raise RobotModelError(
+                    f"{where}: joint {joint!r} = {value!r} is outside its limits [{lower}, {upper}]"
+                )
             values[joint] = value
         states[name] = values
     return SemanticSpec(tuple(disabled), states, source)

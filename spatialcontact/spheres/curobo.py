@@ -32,7 +32,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .._validate import describe
+from .._validate import MAX_SIZE, MIN_SIZE, describe
 from ..errors import RobotModelError
 from .fit import SphereModel
 
@@ -80,9 +80,19 @@ def _section(document: Any, where: str) -> dict[str, Any]:
 
 
 def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise RobotModelError(f"{where} must be a number, got {describe(value)}")
-    return float(value)
+    """``value`` as a float: a YAML number, or a string that reads as one.
+
+    PyYAML follows YAML 1.1, where a float needs a dot: ``6e-2`` or ``1e300`` are read as
+    strings. YAML 1.2 and JSON read them as numbers, and so does this function.
+    """
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    elif not isinstance(value, bool) and isinstance(value, (int, float)):
+        return float(value)
+    raise RobotModelError(f"{where} must be a number, got {describe(value)}")
 
 
 def _spheres(entries: Any, where: str) -> dict[str, list[list[float]]]:
@@ -119,6 +129,10 @@ def _spheres(entries: Any, where: str) -> dict[str, list[list[float]]]:
                     f"{here}[{i}].radius must be > 0, got {r!r} (cuRobo's placeholder "
                     "spheres of negative radius are not spheres: leave them out)"
                 )
+            if not MIN_SIZE <= r <= MAX_SIZE:
+                raise RobotModelError(
+                    f"{here}[{i}].radius must lie in [{MIN_SIZE:g}, {MAX_SIZE:g}] m, got {r!r}"
+                )
             rows.append([*xyz, r])
         out[str(link)] = rows
     return out
@@ -141,7 +155,13 @@ def load_curobo(path: Any) -> SphereModel:
     ------
     RobotModelError
         A missing file, invalid YAML, no ``collision_spheres``, or an entry that is not a
-        sphere (the message names the file, the link and the entry).
+        sphere (the message names the file, the link and the entry); a radius must lie in
+        the shapes' size range, [1e-5, 1e6] m.
+
+    Notes
+    -----
+    Numbers such as ``6e-2``, which PyYAML (YAML 1.1: a float needs a dot, ``6.0e-2``) reads
+    as strings, are taken as the numbers they spell.
     """
     file = _path(path, "path")
     where = f"sphere file {str(file)!r}"
@@ -167,7 +187,7 @@ def load_curobo(path: Any) -> SphereModel:
     return SphereModel(
         {link: rows for link, rows in spheres.items() if rows},
         {str(k): v or [] for k, v in ignore.items()},
-        buffer,
+        {k: _number(v, f"{where}: self_collision_buffer[{k!r}]") for k, v in buffer.items()},
         source=where,
     )
 

@@ -22,7 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import MAX_COORDINATE, MAX_SIZE, MIN_SIZE, describe, numbers
+from .._validate import (
+    MAX_COORDINATE,
+    MAX_SIZE,
+    MIN_SIZE,
+    describe,
+    finite_real,
+    integer,
+    numbers,
+)
 from ..errors import InvalidArgumentError, RobotModelError
 from ..robot.urdf import RobotSpec
 from .geometry import LinkSurface, link_surfaces, split_triangles
@@ -309,20 +317,18 @@ def _sizes(
             f"max_radius={describe(max_radius)}"
         )
     if max_radius is not None:
-        if (
-            isinstance(max_radius, bool)
-            or not isinstance(max_radius, (int, float))
-            or not (0 < max_radius < math.inf)
-        ):
+        radius = finite_real(max_radius, "max_radius", error=InvalidArgumentError)
+        if radius <= 0:
             raise InvalidArgumentError(
                 f"max_radius must be a number of metres > 0, got {describe(max_radius)}"
             )
-        if not MIN_SIZE <= max_radius <= MAX_SIZE:
+        if not MIN_SIZE <= radius <= MAX_SIZE:
             raise InvalidArgumentError(
                 f"max_radius must lie in [{MIN_SIZE:g}, {MAX_SIZE:g}] m, got {describe(max_radius)}"
             )
-        return None, float(max_radius)
-    given = count if isinstance(count, Mapping) else dict.fromkeys(links, count)
+        return None, radius
+    by_link = isinstance(count, Mapping)
+    given = count if by_link else dict.fromkeys(links, count)
     out = {}
     for link, k in given.items():
         if link not in links:
@@ -330,12 +336,11 @@ def _sizes(
                 f"count names {describe(link)}, which is not a link with collision geometry; "
                 f"valid: {', '.join(map(repr, links))}"
             )
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= _MAX_COUNT:
-            raise InvalidArgumentError(
-                f"count must be an int in [1, {_MAX_COUNT}] (or a dict of them by link), got "
-                f"{describe(k)} for link {link!r}"
-            )
-        out[link] = int(k)
+        what = f"an int in [1, {_MAX_COUNT}] (or a dict of them by link)"
+        number = integer(k, f"count[{link!r}]" if by_link else "count", what)
+        if not 1 <= number <= _MAX_COUNT:
+            raise InvalidArgumentError(f"count must be {what}, got {describe(k)} for link {link!r}")
+        out[link] = number
     for link in links:
         out.setdefault(link, 1)
     return out, None
@@ -360,7 +365,10 @@ def fit_spec(spec: RobotSpec, count: Any = None, max_radius: Any = None) -> Sphe
     ------
     InvalidArgumentError
         Neither or both of ``count`` and ``max_radius``, a count outside [1, 256] or for an
-        unknown link, or a ``max_radius`` that is not a positive number.
+        unknown link, or a ``max_radius`` outside [1e-5, 1e6] m.
+    ShapeTypeError
+        A count that is not an integer (a float or a bool, even a whole one), or a
+        ``max_radius`` that is not a real number (a bool or a string, say).
     """
     surfaces = link_surfaces(spec)
     links = [link for link, s in surfaces.items() if not s.empty]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import numpy as np
 
-from .._validate import describe
+from .._validate import describe, finite_real
 from ..errors import InvalidArgumentError, RobotModelError
 from ..robot.culling import Spheres
 from ..robot.model import RobotDistance, RobotModel, _check_tolerance, _exclusive
@@ -401,6 +401,10 @@ class SphereRobotModel(RobotModel):
             Bad ``Q0`` or ``Q1``, shapes that differ, a bad ``tolerance``, ``method`` or
             ``resolution``, or an executor, progress bar or chunk size with
             ``method="discrete"``.
+        ShapeTypeError
+            A ``tolerance`` or ``resolution`` that is not a real number (a bool or a string,
+            say), or as for :meth:`RobotModel.check_motions
+            <spatialcontact.robot.RobotModel.check_motions>`.
         RobotModelError
             ``method="bound"`` for a robot with attached objects or allowed scene pairs whose
             sphere model has a ``self_collision_buffer``.
@@ -414,11 +418,8 @@ class SphereRobotModel(RobotModel):
                 Q0, Q1, scene, tolerance=tolerance, executor=executor, progress=progress,
                 chunk_size=chunk_size,
             )  # fmt: skip
-        if (
-            isinstance(resolution, bool)
-            or not isinstance(resolution, (int, float))
-            or not 0 < resolution <= 1
-        ):
+        step = finite_real(resolution, "resolution", error=InvalidArgumentError)
+        if not 0 < step <= 1:
             raise InvalidArgumentError(
                 f"resolution must be a number in (0, 1] (radians or metres), got "
                 f"{describe(resolution)}"
@@ -441,7 +442,7 @@ class SphereRobotModel(RobotModel):
         if not self._kernel_ready():
             return np.array(
                 [
-                    not self._check_rows(_steps(a, b, mimic, resolution), scene).any()
+                    not self._check_rows(_steps(a, b, mimic, step), scene).any()
                     for a, b in zip(Q0, Q1, strict=True)
                 ],
                 dtype=bool,
@@ -450,13 +451,13 @@ class SphereRobotModel(RobotModel):
 
         r, o = self._kernel_robot(), self._kernel_scene(scene)
         codes = kernel.motions_discrete(
-            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), float(resolution), r.parent,
+            np.ascontiguousarray(Q0), np.ascontiguousarray(Q1), step, r.parent,
             r.mimic, r.joints, r.spheres, r.link_start, r.links, r.pairs, r.reach, r.chain, r.span,
             r.axes, o.kind, o.bound, o.data, o.cloud, o.grid, o.cells,
         )  # fmt: skip
         out: np.ndarray = codes == kernel.FREE
         for m in np.flatnonzero(codes == kernel.UNSURE).tolist():
-            out[m] = not self._check_rows(_steps(Q0[m], Q1[m], r.mimic, resolution), scene).any()
+            out[m] = not self._check_rows(_steps(Q0[m], Q1[m], r.mimic, step), scene).any()
         return out
 
     # ------------------------------------------------------------------ spheres

@@ -216,8 +216,10 @@ def _span(kin: Kinematics, body: np.ndarray, centre: np.ndarray, radius: np.ndar
     length = np.zeros(n)
     for b in range(1, n):
         t = kin.T_parent_joint[b, :3, 3]
-        slide = kin.T_parent_joint[b, :3, :3] @ kin.axis[b] if kin.prismatic[b] else 0.0
-        length[b] = max(np.linalg.norm(t + v * slide) for v in kin.value_range[b])
+        length[b] = np.linalg.norm(t)  # a revolute joint (maybe continuous) turns in place
+        if kin.prismatic[b]:
+            slide = kin.T_parent_joint[b, :3, :3] @ kin.axis[b]
+            length[b] = max(np.linalg.norm(t + v * slide) for v in kin.value_range[b])
     out = np.zeros((len(body), n))
     for p, (k, c, r) in enumerate(zip(body.tolist(), centre, radius.tolist(), strict=True)):
         between = float(np.linalg.norm(c)) + r
