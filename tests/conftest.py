@@ -224,3 +224,18 @@ def make_contact(
     p = np.array(pos, dtype=float)
     n = np.array(normal, dtype=float)
     return sc.Contact(a, b, -1, -1, n, [p - 0.5 * depth * n, p + 0.5 * depth * n], p, depth)
+
+
+CONTINUOUS_ARM = """<robot name="spinner">
+  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0.2 0 0"/>
+    <geometry><box size="0.4 0.05 0.05"/></geometry></collision></link>
+  <link name="fore"><collision><origin xyz="0.15 0 0"/>
+    <geometry><box size="0.3 0.05 0.05"/></geometry></collision></link>
+  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
+    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
+  <joint name="elbow" type="continuous"><parent link="arm"/><child link="fore"/>
+    <origin xyz="0.4 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>"""
+"""Two continuous joints about z: the arm (0.4 m) and the forearm (0.3 m) sweep the plane
+z = 0.1 around the base."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import discretised_free, shelf_scene, trans
+from conftest import CONTINUOUS_ARM, discretised_free, shelf_scene, trans
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -285,21 +285,6 @@ def test_first_of_each_is_numpys_unique(values: list[int]) -> None:
     got_first, got_inverse = _first_of_each(v)
     np.testing.assert_array_equal(got_first, first)
     np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
-
-
-CONTINUOUS_ARM = """<robot name="spinner">
-  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
-  <link name="arm"><collision><origin xyz="0.2 0 0"/>
-    <geometry><box size="0.4 0.05 0.05"/></geometry></collision></link>
-  <link name="fore"><collision><origin xyz="0.15 0 0"/>
-    <geometry><box size="0.3 0.05 0.05"/></geometry></collision></link>
-  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
-    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
-  <joint name="elbow" type="continuous"><parent link="arm"/><child link="fore"/>
-    <origin xyz="0.4 0 0"/><axis xyz="0 0 1"/></joint>
-</robot>"""
-"""Two continuous joints about z: the arm (0.4 m) and the forearm (0.3 m) sweep the plane
-z = 0.1 around the base."""
 
 
 def test_continuous_joints_check_motions_without_warnings(tmp_path: Path) -> None:

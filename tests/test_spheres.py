@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from conftest import CONTINUOUS_ARM
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -707,19 +708,7 @@ def test_continuous_joints_check_motions_without_warnings(tmp_path: Path) -> Non
     # The kernel's reach of a continuous joint (of infinite range) computed inf * 0.0 and
     # warned "invalid value encountered in scalar multiply" on every motion check.
     path = tmp_path / "spinner.urdf"
-    path.write_text(
-        """<robot name="spinner">
-  <link name="base"><collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>
-  <link name="arm"><collision><origin xyz="0.2 0 0"/>
-    <geometry><box size="0.4 0.05 0.05"/></geometry></collision></link>
-  <link name="fore"><collision><origin xyz="0.15 0 0"/>
-    <geometry><box size="0.3 0.05 0.05"/></geometry></collision></link>
-  <joint name="shoulder" type="continuous"><parent link="base"/><child link="arm"/>
-    <origin xyz="0 0 0.1"/><axis xyz="0 0 1"/></joint>
-  <joint name="elbow" type="continuous"><parent link="arm"/><child link="fore"/>
-    <origin xyz="0.4 0 0"/><axis xyz="0 0 1"/></joint>
-</robot>"""
-    )
+    path.write_text(CONTINUOUS_ARM)
     scene = Scene()
     scene.add(Sphere(0.05, pose=pose(0.0, 0.6, 0.1)), "ball")  # on +y, 0.6 m from the axis
     Q0 = np.array([[0.0, 0.0], [0.0, 0.0], [-3.0, 0.0], [np.pi / 2, -np.pi]])
