@@ -237,9 +237,7 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
             if _native.first_not_rigid(P) >= 0:
                 _pose.as_poses(P, "poses")  # raises, naming the first bad pose
         else:
-            bad = _native.first_unsound(P)
-            if bad >= 0:
-                _pose.pose_values(np.ascontiguousarray(P[bad]), f"poses[{bad}]")  # raises
+            _pose.check_sound(P, "poses")
         self._place_rows(P)
 
     def _place_rows(self, P: np.ndarray) -> None:

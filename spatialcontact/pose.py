@@ -16,7 +16,15 @@ from . import _native
 from ._validate import numbers
 from .errors import InvalidPoseError
 
-__all__ = ["MAX_TRANSLATION", "ROTATION_TOLERANCE", "as_pose", "as_poses", "pose_values", "to_se3"]
+__all__ = [
+    "MAX_TRANSLATION",
+    "ROTATION_TOLERANCE",
+    "as_pose",
+    "as_poses",
+    "check_sound",
+    "pose_values",
+    "to_se3",
+]
 
 ROTATION_TOLERANCE: float = _native.ROTATION_TOLERANCE
 """Largest error accepted in the checks of a pose's rotation ``R`` (1e-6): each of
@@ -208,6 +216,23 @@ has determinant -1 (a reflection)
         )
     batch.flags.writeable = False
     return batch
+
+
+def check_sound(batch: np.ndarray, name: str) -> None:
+    """Check the float64 poses ``batch`` (N, 4, 4) for what no answer can be read from and Coal
+    must never be given (non-finite entries, translations beyond ``±MAX_TRANSLATION``, a last
+    row other than ``[0, 0, 0, 1]``), not for orthonormal rotations: the check that stays when
+    a caller vouches for rigidity (``check=False``).
+
+    Raises
+    ------
+    InvalidPoseError
+        Naming the first bad pose (``name[i]``) and what is wrong with it, as
+        :func:`pose_values` does.
+    """
+    bad = _native.first_unsound(batch)
+    if bad >= 0:
+        pose_values(np.ascontiguousarray(batch[bad]), f"{name}[{bad}]")  # raises
 
 
 def to_se3(M: np.ndarray) -> Any:

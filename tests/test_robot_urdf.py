@@ -331,14 +331,20 @@ def group_states(*states: str) -> str:
     return f"<robot name='two'>{body}</robot>"
 
 
-def test_a_state_outside_the_limits_is_refused(tmp_path: Path, two_link: Path) -> None:
-    # It was loaded, and then every query given robot.states['s'] raised.
-    srdf = write(tmp_path, group_states("<joint name='shoulder' value='3.5'/>"), "s.srdf")
+def refusal(tmp_path: Path, two_link: Path, *states: str) -> str:
+    """The message of the RobotModelError that loading the two-link robot with an SRDF of
+    these ``<group_state>`` bodies raises, with the SRDF's path written ``<srdf>``."""
+    srdf = write(tmp_path, group_states(*states), "s.srdf")
     with pytest.raises(RobotModelError) as raised:
         RobotModel.from_urdf(two_link, srdf=srdf)
-    assert str(raised.value) == (
-        f"SRDF {str(srdf)!r}, <group_state> 0 ('s'): joint 'shoulder' = 3.5 is outside its "
-        "limits [-3.0, 3.0]"
+    return str(raised.value).replace(repr(str(srdf)), "<srdf>")
+
+
+def test_a_state_outside_the_limits_is_refused(tmp_path: Path, two_link: Path) -> None:
+    # It was loaded, and then every query given robot.states['s'] raised.
+    assert refusal(tmp_path, two_link, "<joint name='shoulder' value='3.5'/>") == (
+        "SRDF <srdf>, <group_state> 0 ('s'): joint 'shoulder' = 3.5 is outside its limits "
+        "[-3.0, 3.0]"
     )
     with pytest.raises(RobotModelError, match=r"joint 'slide' = -0.1 is outside its limits"):
         RobotModel.from_urdf(
@@ -354,12 +360,9 @@ def test_a_state_outside_the_limits_is_refused(tmp_path: Path, two_link: Path) -
 
 def test_a_state_joint_with_several_values_is_refused(tmp_path: Path, two_link: Path) -> None:
     # value="0.1 0.2" kept 0.1 silently.
-    srdf = write(tmp_path, group_states("<joint name='shoulder' value='0.1 0.2'/>"), "s.srdf")
-    with pytest.raises(RobotModelError) as raised:
-        RobotModel.from_urdf(two_link, srdf=srdf)
-    assert str(raised.value) == (
-        f"SRDF {str(srdf)!r}, <group_state> 0 ('s'): joint 'shoulder' must have one finite "
-        "value, got '0.1 0.2'"
+    assert refusal(tmp_path, two_link, "<joint name='shoulder' value='0.1 0.2'/>") == (
+        "SRDF <srdf>, <group_state> 0 ('s'): joint 'shoulder' must have one finite value, got "
+        "'0.1 0.2'"
     )
     for value in ("", "nan", "x"):
         with pytest.raises(RobotModelError, match="joint 'shoulder' must have one finite value"):
@@ -371,17 +374,9 @@ def test_a_state_joint_with_several_values_is_refused(tmp_path: Path, two_link: 
 
 def test_two_states_of_one_name_are_refused(tmp_path: Path, two_link: Path) -> None:
     # The last one won silently.
-    srdf = write(
-        tmp_path,
-        group_states(
-            "<joint name='shoulder' value='0.1'/>", "<joint name='shoulder' value='0.2'/>"
-        ),
-        "s.srdf",
-    )
-    with pytest.raises(RobotModelError) as raised:
-        RobotModel.from_urdf(two_link, srdf=srdf)
-    assert str(raised.value) == (
-        f"SRDF {str(srdf)!r}, <group_state> 1 ('s'): a <group_state> named 's' comes earlier"
+    first, second = "<joint name='shoulder' value='0.1'/>", "<joint name='shoulder' value='0.2'/>"
+    assert refusal(tmp_path, two_link, first, second) == (
+        "SRDF <srdf>, <group_state> 1 ('s'): a <group_state> named 's' comes earlier"
     )
 
 

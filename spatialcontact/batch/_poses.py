@@ -13,7 +13,7 @@ from .._validate import MAX_COORDINATE, numbers
 from ..errors import InvalidPoseError
 from ..pose import as_poses, pose_values
 
-__all__ = ["check_poses", "check_sound", "refuse_row"]
+__all__ = ["check_poses", "refuse_row"]
 
 _TRANSLATION_BLOCK = 32768
 """Translations checked at a time (two passes over each block: a larger block costs less)."""
@@ -30,20 +30,10 @@ def _is_se3(value: Any) -> bool:
     return isinstance(value, (list, tuple)) and any(isinstance(v, sm.SE3) for v in value)
 
 
-def _check_rigid(batch: np.ndarray, name: str, first: int = 0) -> None:
+def _check_rigid(batch: np.ndarray, name: str) -> None:
     """Check every row of the float64 array ``batch`` (N, 4, 4) by the rule of
-    :func:`~spatialcontact.pose.pose_values`, naming the first bad one (row ``first + i`` for
-    ``batch[i]``)."""
+    :func:`~spatialcontact.pose.pose_values`, naming the first bad one."""
     bad = _native.first_not_rigid(batch)
-    if bad >= 0:
-        pose_values(np.ascontiguousarray(batch[bad]), f"{name}[{first + bad}]")  # raises
-
-
-def check_sound(batch: np.ndarray, name: str) -> None:
-    """Check the float64 poses ``batch`` (N, 4, 4) for what Coal must never be given (non-finite
-    entries, translations out of range, a wrong last row), not for orthonormal rotations;
-    the first bad row is named as by a full check."""
-    bad = _native.first_unsound(batch)
     if bad >= 0:
         pose_values(np.ascontiguousarray(batch[bad]), f"{name}[{bad}]")  # raises
 
@@ -94,7 +84,8 @@ def check_poses(
     check : bool
         False checks only the shape and type of an ``(N, 4, 4)`` batch, not its values: for
         poses the caller computed as rigid transforms. The poses must then still pass
-        :func:`check_sound`, or be checked for it as they are read (the caller's job).
+        :func:`~spatialcontact.pose.check_sound`, or be checked for it as they are read (the
+        caller's job).
     values : bool
         False checks only the shape and type of the batch, whatever its layout: for a caller
         that checks every row itself as it reads it, and raises :func:`refuse_row` for the

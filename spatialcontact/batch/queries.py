@@ -12,11 +12,12 @@ from .._base import collision_leaves
 from .._coal import quirks
 from .._validate import MAX_COORDINATE, bound, coordinate, count, describe, flag, points
 from ..errors import InvalidArgumentError, ShapeTypeError, UnsupportedPairError
+from ..pose import check_sound
 from ..query import _check_shape, _geometries
 from ..scene import Scene
 from ._fast import POINT_SHAPES, closed_form, direct_collide, direct_pair, point_form
 from ._kernels import ContactColumns, Job, run, run_points
-from ._poses import check_poses, check_sound, refuse_row
+from ._poses import check_poses, refuse_row
 from .chunks import Items, iter_chunks
 from .results import BatchContacts
 

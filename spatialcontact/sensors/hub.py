@@ -122,6 +122,7 @@ class SensorHub:
     @sensors.setter
     def sensors(self, sensors: Iterable[Sensor]) -> None:
         self._sensors = _check_sensors(self.scene, sensors)
+        self._named = tuple(s for s in self._sensors if isinstance(s, NamedContactSensor))
 
     def __repr__(self) -> str:
         return (
@@ -202,8 +203,8 @@ class SensorHub:
         """Refuse a step that would take a named sensor's time back: one given a later
         ``sim_time`` (by hand, or by another hub) than the hub's time after this step."""
         now = self._time_ns + dt_ns
-        for sensor in self._sensors:
-            if isinstance(sensor, NamedContactSensor) and sensor._clock_ns > now:
+        for sensor in self._named:
+            if sensor._clock_ns > now:
                 raise SensorValueError(
                     f"sensor {sensor!r} was given sim_time {ns_to_seconds(sensor._clock_ns)!r}, "
                     f"later than the hub's time after this step, {ns_to_seconds(now)!r}: its "
