@@ -24,7 +24,7 @@ from hypothesis import given, settings
 import spatialcontact as sc
 from spatialcontact import _closed_form as cf
 from spatialcontact import _closed_form_scalar as cs
-from spatialcontact import query
+from spatialcontact import batch, query
 from spatialcontact._coal import quirks
 
 TOL = 1e-12
@@ -141,6 +141,61 @@ def test_halfspace_and_octree_agree_with_the_deepest_cell() -> None:
     lowest = (tree.cells[:, 2] - 0.5 * tree.cells[:, 3]).min() + 0.1
     assert d == pytest.approx(lowest, abs=1e-9)
     assert answers(tree, floor)[0] == pytest.approx(d, abs=1e-12)
+
+
+def _small_mesh_in_an_octree(k: float) -> tuple[sc.Mesh, sc.OcTree]:
+    """A 0.38 mm cylinder mesh 4.4e-5 m into an 8-point octree, all lengths times ``k``."""
+    cylinder = trimesh.creation.cylinder(
+        radius=1.8791029686193156e-4 * k, height=4.8037290248420364e-4 * k, sections=8
+    )
+    R = [
+        [0.8025892535153227, -0.5883244828869084, -0.09861436496560094],
+        [-0.011766328226295308, -0.18089350959569006, 0.9834323015369308],
+        [-0.5964159988311749, -0.7881318677873681, -0.15210560580138455],
+    ]
+    Ta, Tb = np.eye(4), np.eye(4)
+    Ta[:3, :3] = Tb[:3, :3] = R
+    Ta[:3, 3] = np.array([-1.2582369208616099e-3, -1.286586499204858e-3, -1.602164890771328e-3]) * k
+    Tb[:3, 3] = (
+        np.array([-1.2582348540622623e-3, -1.2865922642340626e-3, -1.6021686798435724e-3]) * k
+    )
+    points = (
+        np.array(
+            [
+                [9.663964061561899e-05, 1.1935049512172315e-04, 2.3893364482684409e-04],
+                [-2.1310242068982603e-04, -1.1525731914465523e-04, 9.675512553575177e-05],
+                [1.8636147466331065e-04, -8.431334926244269e-05, 1.2650950302317977e-04],
+                [-1.647870572559613e-04, 1.8792070747543298e-04, 1.9320963377713438e-04],
+                [-2.0452305073450963e-04, 4.843244402488811e-05, 2.4723151118075576e-04],
+                [-8.542377048669009e-06, -1.5415504138493818e-04, 1.6822741987534748e-04],
+                [-2.0423681227780966e-04, 1.8392959657314908e-04, -2.0452515351227513e-04],
+                [3.375766027529523e-05, -2.4157736026781177e-04, -2.3013990391449978e-04],
+            ]
+        )
+        * k
+    )
+    mesh = sc.Mesh.from_trimesh(cylinder, pose=Ta)
+    return mesh, sc.OcTree(points, 8.854778220612003e-05 * k, pose=Tb)
+
+
+def test_a_small_mesh_in_an_octree_is_measured_by_its_contacts() -> None:
+    # Coal's distance reads 0 (undecided); the small moves that settle a pair within GJK's
+    # tolerance of touching read +1e-5 here: a gap, where the contacts are 4.4e-5 deep.
+    mesh, tree = _small_mesh_in_an_octree(1.0)
+    deepest = mesh.contacts(tree, max_contacts=100)[0].penetration_depth
+    # Lengths scale: the same placement ten times larger, where the moves are small beside
+    # the overlap, gives ten times the answer.
+    big_mesh, big_tree = _small_mesh_in_an_octree(10.0)
+    assert deepest == pytest.approx(big_mesh.distance(big_tree) / 10.0, rel=1e-9)
+    assert mesh.iscollided(tree) and tree.iscollided(mesh)
+    for first, second in ((mesh, tree), (tree, mesh)):
+        d, p1, p2 = answers(first, second)
+        assert d == deepest == first.distance(second)
+        assert np.linalg.norm(p2 - p1) == pytest.approx(-d, abs=1e-15)
+    scene = sc.Scene()
+    scene.add(tree, "tree")
+    assert scene.distance(mesh)[0] == deepest
+    assert batch.distance(tree, mesh, np.array([mesh.T])).tolist() == [deepest]
 
 
 # ------------------------------------------------------------------ inf_dist "<=" (item 5)
