@@ -36,6 +36,7 @@ from .contact import Contacts
 from .errors import InvalidArgumentError, ShapeTypeError, SpatialContactError
 from .mesh import Mesh
 from .robot import RobotModel
+from .robot.model import MAX_SAMPLES
 from .scene import Scene
 from .shapes import (
     Capsule,
@@ -249,6 +250,16 @@ _SCENE_KEYS = ("objects",)
 _OBJECT_KEYS = ("name", "shape", "pose")
 
 
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused when a key appears twice (JSON keeps the last silently)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def _unknown_keys(entry: dict[str, Any], allowed: tuple[str, ...], where: str) -> None:
     """Refuse the keys of ``entry`` that are not ``allowed`` (a typo would go unnoticed)."""
     unknown = [key for key in entry if key not in allowed]
@@ -292,12 +303,14 @@ def load_scene(path: str | os.PathLike[str]) -> Scene:
     except TypeError:  # a PathLike giving bytes
         raise ShapeTypeError(f"path must be a str or os.PathLike, got {describe(path)}") from None
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(), object_pairs_hook=_no_repeated_keys)
     except FileNotFoundError:
         raise CommandLineError(f"scene {str(path)!r}: no such file") from None
     except IsADirectoryError:
         raise CommandLineError(f"scene {str(path)!r}: is a directory, not a JSON file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+    except RecursionError:
+        raise CommandLineError(f"scene {str(path)!r}: nested too deeply to read") from None
+    except (OSError, ValueError) as error:  # JSON, UTF-8, over-long integers, repeated keys
         raise CommandLineError(f"scene {str(path)!r}: cannot read it as JSON ({error})") from None
     if isinstance(data, dict):
         _unknown_keys(data, _SCENE_KEYS, f"scene {str(path)!r}")
@@ -360,6 +373,15 @@ def _configuration(robot: RobotModel, text: str | None) -> np.ndarray:
         return robot.states[text]
     if text == "neutral":
         return robot.neutral
+    if "," not in text:
+        try:
+            float(text)
+        except ValueError:
+            named = ", ".join(["neutral", *robot.states])
+            raise CommandLineError(
+                f"--q: {text!r} is neither joint values nor a named state of {robot.name} "
+                f"(named states: {named})"
+            ) from None
     values = _numbers(text, "--q")
     if len(values) != robot.dof:
         named = ", ".join(["neutral", *robot.states])
@@ -481,8 +503,12 @@ def query(
 @click.option(
     "--q", "q_text", default=None, help="Joint values, comma-separated, or a named state."
 )
-@click.option("--random", "n_random", type=click.IntRange(min=1), default=None, help="Check N.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --random.")
+@click.option(
+    "--random", "n_random", type=click.IntRange(1, MAX_SAMPLES), default=None, help="Check N."
+)
+@click.option(
+    "--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of --random."
+)
 @click.option("--scene", "scene_file", type=click.Path(path_type=Path), default=None)
 @click.option(
     "--geometry",
@@ -595,8 +621,8 @@ def _workcell() -> Scene:
 
 
 @cli.command()
-@click.option("-n", "n", type=click.IntRange(min=10), default=3000, show_default=True)
-@click.option("--seed", type=int, default=1, show_default=True)
+@click.option("-n", "n", type=click.IntRange(10, MAX_SAMPLES), default=3000, show_default=True)
+@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -609,6 +635,8 @@ def demo(n: int, seed: int, out: Path | None) -> None:
     Checks N random configurations (collision rate and time), checks a straight-line motion,
     and draws a colliding configuration with its contact points to a PNG file.
     """
+    if out is not None and not out.parent.is_dir():
+        raise CommandLineError(f"--out {str(out)!r}: no such folder {str(out.parent)!r}")
     folder = meshes.path("panda")
     model = RobotModel.from_urdf(folder / "panda.urdf", srdf=folder / "panda.srdf")
     scene = _workcell()
@@ -766,6 +794,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = "spatialcontact" + (f" {args[0]}" if args and args[0] in cli.commands else "")
     try:
         cli.main(args=args, prog_name="spatialcontact", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as error:
+        click.echo(error.ctx.get_help() if error.ctx else str(error), err=True)
+        return 2
     except click.exceptions.UsageError as error:
         return _fail(command, error.format_message(), 2)
     except click.exceptions.Abort:

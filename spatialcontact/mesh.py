@@ -25,6 +25,7 @@ from ._validate import (
     MIN_SIZE,
     describe,
     flag,
+    hidden_flag,
     positive_vector3,
     size,
 )
@@ -60,6 +61,15 @@ _Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 
 def _faces(value: Any, n_vertices: int) -> np.ndarray:
     """``value`` as a new read-only int64 array of triangles (m, 3) indexing n_vertices."""
+    if (
+        isinstance(value, np.ma.MaskedArray)
+        or (isinstance(value, np.ndarray) and value.dtype.kind == "b")
+        or (isinstance(value, (list, tuple)) and hidden_flag(value))
+    ):
+        raise ShapeTypeError(
+            f"faces must hold integer indices, got {describe(value)} (booleans or masked "
+            "arrays among the values)"
+        )
     faces = np.asarray(value)
     if faces.ndim != 2 or faces.shape[1] != 3:
         raise InvalidMeshError(
@@ -150,8 +160,10 @@ def _load_file(filename: Any) -> tuple[np.ndarray, np.ndarray]:
         raise MeshFileError(f"filename must be a str path, got bytes {path!r}")
     if os.path.isdir(path):
         raise MeshFileNotFoundError(f"filename {path!r}: is a directory, not a mesh file")
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise MeshFileNotFoundError(f"filename {path!r}: no such mesh file")
+    if not os.path.isfile(path):  # a device, a pipe, a socket
+        raise MeshFileError(f"filename {path!r}: not a regular file")
     if os.path.getsize(path) == 0:
         raise MeshFileError(f"filename {path!r}: the file is empty")
     import trimesh
@@ -423,6 +435,11 @@ class Mesh(CollisionShape):
     ) -> CollisionShape:
         """From ``vertices`` and ``faces`` when the dict has them, else from ``filename``."""
         scale = fields.require("scale")
+        if ("vertices" in fields or "faces" in fields) and fields.get("filename") is not None:
+            raise InvalidArgumentError(
+                "a filename and vertices or faces are both given: give only what the mesh is "
+                f"made from (got filename {describe(fields.get('filename'))})"
+            )
         if "vertices" in fields or "faces" in fields:
             mesh = cls.from_arrays(
                 fields.require("vertices"), fields.require("faces"), scale, **common

@@ -514,6 +514,34 @@ def test_robot_random_counts_as_check_does(
             1,
             "objects[1]: ",
         ),
+        (["/dev/null"], None, 1, "URDF '/dev/null': not a regular file"),
+        (
+            ["iiwa14", "--q", "default"],
+            None,
+            1,
+            "--q: 'default' is neither joint values nor a named state of kuka_lbr_iiwa_14_r820 "
+            "(named states: neutral)",
+        ),
+        (["panda", "--random", "3", "--seed", "-1"], None, 2, "'--seed': -1 is not in the range"),
+        (
+            ["panda", "--random", str(10**17)],
+            None,
+            2,
+            f"'--random': {10**17} is not in the range 1<=x<=100000000.",
+        ),
+        (["panda"], "[" * 100_000 + "]" * 100_000, 1, "scene.json': nested too deeply to read"),
+        (
+            ["panda"],
+            '{"objects": [{"shape": "sphere:1", "pose": [' + "1" * 5000 + ", 0, 0, 0, 0, 0]}]}",
+            1,
+            "scene.json': cannot read it as JSON (Exceeds the limit (4300 digits)",
+        ),
+        (
+            ["panda"],
+            '{"objects": [{"shape": "sphere:1"}], "objects": []}',
+            1,
+            "scene.json': cannot read it as JSON (the key 'objects' appears twice in one object)",
+        ),
     ],
     ids=[
         "missing-urdf",
@@ -530,6 +558,13 @@ def test_robot_random_counts_as_check_does(
         "pose-word",
         "far-pose",
         "name-twice",
+        "device-urdf",
+        "q-not-a-state",
+        "negative-seed",
+        "too-many-random",
+        "deep-json",
+        "huge-integer",
+        "repeated-key",
     ],
 )
 def test_robot_errors_are_one_line_on_stderr(
@@ -551,6 +586,25 @@ def test_robot_errors_are_one_line_on_stderr(
 
 
 # ------------------------------------------------------------------------ demo and bench
+
+
+def test_demo_refuses_an_out_folder_that_does_not_exist_before_any_work(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "none" / "x.png"
+    code, printed, err = run(capsys, "demo", "-n", "10", "--out", str(out))
+    assert (code, printed) == (1, "")
+    assert err == (
+        f"spatialcontact demo: error: --out {str(out)!r}: no such folder {str(out.parent)!r}\n"
+    )
+    code, _, err = run(capsys, "demo", "--seed", "-1")
+    assert code == 2 and "'--seed': -1 is not in the range x>=0." in err
+
+
+def test_query_names_a_device_as_not_a_mesh_file(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "query", "sphere:1", os.devnull)
+    assert (code, out) == (1, "")
+    assert err == f"spatialcontact query: error: B: filename {os.devnull!r}: not a regular file\n"
 
 
 def test_demo_checks_configurations_and_writes_a_picture(
@@ -635,6 +689,11 @@ def test_bench_finds_the_checkout_scripts() -> None:
 def test_unknown_command_and_help(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "nope")
     assert (code, out, err) == (2, "", "spatialcontact: error: No such command 'nope'.\n")
+    # No command: the help as click lays it out, on stderr (exit 2), not squashed into a line.
+    code, out, err = run(capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("Usage: spatialcontact [OPTIONS] COMMAND [ARGS]...\n")
+    assert "\nCommands:\n" in err
     code, out, err = run(capsys, "--help")
     assert code == 0 and all(c in out for c in ("bench", "demo", "query", "robot"))
     code, out, err = run(capsys, "--version")

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import spatialcontact as sc
-from spatialcontact._validate import MIN_SIZE
+from spatialcontact._validate import MIN_SIZE, describe
 
 ATOL = 1e-9
 TRIANGLE = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
@@ -232,7 +232,6 @@ BAD_ARRAYS = [
         r"^faces must hold integer indices, got \[\[0, 1, nan\]\]$",
         id="fnan",
     ),
-    pytest.param(TRIANGLE, [[True, False, True]], r"^faces must hold integer indices", id="fbool"),
 ]
 
 
@@ -240,6 +239,27 @@ BAD_ARRAYS = [
 def test_bad_mesh_arrays(vertices: Any, faces: Any, message: str) -> None:
     with pytest.raises(sc.InvalidMeshError, match=message):
         sc.Mesh.from_arrays(vertices, faces)
+
+
+@pytest.mark.parametrize(
+    "faces",
+    [
+        [[True, False, True]],
+        np.array([[True, False, True]]),
+        [[False, True, 2]],
+        [(0, 1, np.True_)],
+        np.ma.masked_array([[0, 1, 2]], mask=[[0, 0, 1]]),
+    ],
+    ids=["bools", "bool-array", "bool-in-list", "numpy-bool-in-tuple", "masked"],
+)
+def test_faces_holding_booleans_or_a_mask_are_a_type_error(faces: Any) -> None:
+    # numpy would read False and True as indices 0 and 1, and drop the mask.
+    with pytest.raises(sc.ShapeTypeError) as caught:
+        sc.Mesh.from_arrays(TRIANGLE, faces)
+    assert str(caught.value) == (
+        f"faces must hold integer indices, got {describe(faces)} (booleans or masked arrays "
+        "among the values)"
+    )
 
 
 def test_mesh_errors_are_value_errors() -> None:

@@ -610,6 +610,18 @@ GOOD = {"stype": "sphere", "radius": 0.5}
         ),
         ({"stype": "mesh", "filename": str(BOX_STL)}, InvalidArgumentError, r"d\['scale'\] is"),
         (
+            {
+                "stype": "mesh",
+                "scale": 1,
+                "filename": str(BOX_STL),
+                "vertices": TETRA_VERTICES,
+                "faces": [[0, 1, 2]],
+            },
+            InvalidArgumentError,
+            r"^d \(a 'mesh' dict\): a filename and vertices or faces are both given: give only "
+            r"what the mesh is made from \(got filename '.*box\.stl'\)$",
+        ),
+        (
             {"stype": "mesh", "scale": 1, "vertices": TETRA_VERTICES},
             InvalidArgumentError,
             r"d\['faces'\] is missing: a 'mesh' dict needs 'faces'",

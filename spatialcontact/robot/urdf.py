@@ -169,7 +169,13 @@ def _file(path: Any, what: str) -> Path:
         raise RobotModelError(f"{what} must be a path to a file, got {describe(path)}")
     out = Path(os.fspath(path))
     if not out.is_file():
-        where = "is a directory" if out.is_dir() else "no such file"
+        where = (
+            "is a directory"
+            if out.is_dir()
+            else "not a regular file"
+            if out.exists()
+            else "no such file"
+        )
         raise RobotModelError(f"{what} {str(out)!r}: {where}")
     return out
 
