@@ -12,9 +12,9 @@ from . import _native
 from . import pose as _pose
 from ._base import ShapeBase, collision_leaves, leaves_of
 from ._coal import state as _state
-from ._validate import describe, numbers
+from ._validate import MAX_NESTING, describe, numbers
 from .errors import InvalidArgumentError, InvalidPoseError, InvalidShapeError, ShapeTypeError
-from .serialize import Fields
+from .serialize import Fields, located
 from .shapes import CollisionShape
 
 __all__ = ["CollisionShapeGroup"]
@@ -68,6 +68,17 @@ def _iterable(value: Any, name: str) -> Any:
             f"{name} must be an iterable of CollisionShape instances, got {describe(value)} "
             f"({error})"
         ) from None
+
+
+def _levels(shape: CollisionShape) -> int:
+    """How many levels of groups ``shape`` holds: 0 for a leaf, 1 for a group of leaves."""
+    deepest, below = 0, [(cast(ShapeBase, shape), 1)]
+    while below:  # no recursion: a nesting too deep for the limit must still be measured
+        node, level = below.pop()
+        if node._is_group:
+            deepest = max(deepest, level)
+            below.extend((element, level + 1) for element in node._elements_of())
+    return deepest
 
 
 def _index(value: Any, name: str) -> int:
@@ -320,12 +331,20 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
         if any(item is other for other in adding):
             raise InvalidShapeError(f"{describe(item)} is given twice")
         node: CollisionShape | None = self
+        levels = 0
         while node is not None:
             if node is item:
                 raise InvalidShapeError(
                     f"cannot put a group inside itself or its own descendant: {describe(item)}"
                 )
             node = node._parent
+            levels += 1
+        levels += _levels(item)
+        if levels > MAX_NESTING:
+            raise InvalidShapeError(
+                f"groups nest at most {MAX_NESTING} levels deep (MAX_NESTING), and adding "
+                f"{describe(item)} here makes {levels}"
+            )
         return item
 
     def _welcome(self, added: list[CollisionShape]) -> None:
@@ -501,12 +520,22 @@ class CollisionShapeGroup(CollisionShape, MutableSequence[CollisionShape]):
                 f"{fields.key('elements')} must be a list of shape dicts, got "
                 f"{type(elements).__name__}: {describe(elements)}"
             )
+        if fields.level > MAX_NESTING:  # refused before reading deeper: no recursion error
+            top = fields.where.split("[", 1)[0]
+            raise located(
+                InvalidShapeError(
+                    f"{top} nests groups more than {MAX_NESTING} levels deep, the most groups "
+                    "can nest (MAX_NESTING)"
+                )
+            )
         group = cls(**common)
         W = group.T if T_world_parent is None else T_world_parent @ group.T
         where = fields.key("elements")
         items = [
             CollisionShape._kind_of(item)._build(item, W)
-            for item in (Fields(e, f"{where}[{i}]") for i, e in enumerate(elements))
+            for item in (
+                Fields(e, f"{where}[{i}]", fields.level + 1) for i, e in enumerate(elements)
+            )
         ]
         group.extend(items)
         return group

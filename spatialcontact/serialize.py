@@ -28,7 +28,7 @@ from .errors import (
 )
 from .pose import as_pose
 
-__all__ = ["QUATERNION_TOLERANCE", "Fields", "is_located", "quaternion_matrix"]
+__all__ = ["QUATERNION_TOLERANCE", "Fields", "is_located", "located", "quaternion_matrix"]
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -42,6 +42,12 @@ QUATERNION_TOLERANCE = 1e-6
 def is_located(exc: BaseException) -> bool:
     """True when ``exc`` was raised here or by :meth:`Fields.error`: it names its dict."""
     return bool(getattr(exc, _LOCATED, False))
+
+
+def located(exc: SpatialContactError) -> SpatialContactError:
+    """``exc``, marked as naming its place in the dict already (no prefix added)."""
+    setattr(exc, _LOCATED, True)
+    return exc
 
 
 def _locating(method: _F) -> _F:
@@ -81,10 +87,10 @@ class Fields:
         How an error names the dict: ``"d"``, ``"d['elements'][2]"``, ...
     """
 
-    __slots__ = ("stype", "values", "where")
+    __slots__ = ("level", "stype", "values", "where")
 
     @_locating
-    def __init__(self, value: Any, where: str) -> None:
+    def __init__(self, value: Any, where: str, level: int = 1) -> None:
         if not isinstance(value, Mapping):
             raise ShapeTypeError(
                 f"{where} must be a dict describing a shape, got {type(value).__name__}: "
@@ -92,6 +98,7 @@ class Fields:
             )
         self.values = value
         self.where = where
+        self.level = level
         stype = value.get("stype")
         if stype is None:
             raise InvalidArgumentError(

@@ -57,10 +57,22 @@ __all__ = [
 
 
 def _quaternion_xyzs(R: np.ndarray) -> list[float]:
-    """Unit quaternion ``[x, y, z, w]`` (w >= 0) of the rotation matrix ``R``."""
-    from spatialmath.base import r2q
-
-    return [float(q) for q in r2q(R, order="xyzs")]
+    """Unit quaternion ``[x, y, z, w]`` of the rotation matrix ``R``, with spatialgeometry
+    1.4.2's sign: the largest of ``w`` (when the trace is positive), ``x``, ``y`` or ``z`` (the
+    largest diagonal entry's) is positive."""
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = R.tolist()
+    trace = r00 + r11 + r22
+    if trace > 0.0:
+        s = 2.0 * math.sqrt(trace + 1.0)
+        return [(r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s, 0.25 * s]
+    if r00 > r11 and r00 > r22:
+        s = 2.0 * math.sqrt(1.0 + r00 - r11 - r22)
+        return [0.25 * s, (r01 + r10) / s, (r02 + r20) / s, (r21 - r12) / s]
+    if r11 > r22:
+        s = 2.0 * math.sqrt(1.0 + r11 - r00 - r22)
+        return [(r01 + r10) / s, 0.25 * s, (r12 + r21) / s, (r02 - r20) / s]
+    s = 2.0 * math.sqrt(1.0 + r22 - r00 - r11)
+    return [(r02 + r20) / s, (r12 + r21) / s, 0.25 * s, (r10 - r01) / s]
 
 
 def _rpy_degrees(R: np.ndarray) -> tuple[float, float, float]:
@@ -288,6 +300,18 @@ class CollisionShape(ShapeBase):
             out.update(self._complete_fields())
         return out
 
+    def fk_dict(self) -> dict[str, list[float]]:
+        """The world pose as spatialgeometry 1.4.2 gives it to renderers.
+
+        Returns
+        -------
+        dict
+            ``t``: the translation (3,); ``q``: the unit quaternion ``[x, y, z, w]`` (4,);
+            the values of :meth:`to_dict`'s keys of the same names.
+        """
+        W = self.world_T
+        return {"t": W[:3, 3].tolist(), "q": _quaternion_xyzs(W[:3, :3])}
+
     def _complete_fields(self) -> dict[str, Any]:
         """What ``to_dict(complete=True)`` adds to the spatialgeometry keys."""
         return {
@@ -473,6 +497,14 @@ class CollisionShape(ShapeBase):
         """
         memo: dict[int, Any] = {id(self._parent): None} if self._parent is not None else {}
         return copy.deepcopy(self, memo)
+
+    def copy(self) -> CollisionShape:
+        """``copy.copy(self)``: a new, independent shape equal to this one, in no group.
+
+        spatialgeometry 1.4.2's ``copy()``; here the copy is a new shape to the sensors too,
+        and copying a group copies its elements.
+        """
+        return copy.copy(self)
 
     # --------------------------------------------------------------- queries
 

@@ -6,6 +6,7 @@ import copy
 import gc
 import math
 import pickle
+import re
 import subprocess
 import sys
 import weakref
@@ -16,6 +17,7 @@ from conftest import rot, trans
 
 import spatialcontact as sc
 from spatialcontact._base import collision_leaves
+from spatialcontact._validate import MAX_NESTING, describe
 
 MODULES = ("query", "contact", "group", "shapes", "mesh", "scene", "_base", "pose")
 
@@ -131,20 +133,67 @@ def test_a_full_pair_cache_drops_its_older_half(monkeypatch: pytest.MonkeyPatch)
 # --------------------------------------------------------------------------- placement
 
 
-def test_a_thousand_levels_of_nesting_move_together() -> None:
+def _nested(levels: int) -> tuple[sc.Sphere, list[sc.CollisionShapeGroup]]:
+    """A sphere in ``levels`` groups, each 1 mm along x from the one it is in."""
     leaf = sc.Sphere(0.1)
     node: sc.CollisionShape = leaf
     groups = []
-    for _ in range(1000):
+    for _ in range(levels):
         node = sc.CollisionShapeGroup([node], pose=trans(0.001))
         groups.append(node)
+    return leaf, groups
+
+
+def test_the_deepest_nesting_moves_together_and_copies() -> None:
+    leaf, groups = _nested(MAX_NESTING)
     top = groups[-1]
-    assert np.allclose(leaf.world_T[:3, 3], [1.0, 0.0, 0.0])
+    assert np.allclose(leaf.world_T[:3, 3], [0.1, 0.0, 0.0])
     top.T = trans(0.0, 0.0, 2.0) @ trans(0.001)
-    assert np.allclose(leaf.world_T[:3, 3], [1.0, 0.0, 2.0])
-    probe = sc.Sphere(0.1, pose=trans(1.0, 0.0, 2.15))
+    assert np.allclose(leaf.world_T[:3, 3], [0.1, 0.0, 2.0])
+    probe = sc.Sphere(0.1, pose=trans(0.1, 0.0, 2.15))
     assert probe.iscollided(top)
     assert probe.distance(leaf) == pytest.approx(-0.05, abs=1e-9)
+    # Each of these takes one Python call per level (about 200 levels broke them).
+    for copied in (
+        pickle.loads(pickle.dumps(top)),
+        copy.copy(top),
+        copy.deepcopy(top),
+        sc.CollisionShape.from_dict(top.to_dict(complete=True)),
+    ):
+        assert copied.equals(top)
+        assert probe.distance(copied) == pytest.approx(-0.05, abs=1e-9)
+
+
+def test_nesting_deeper_than_the_limit_is_refused_before_any_change() -> None:
+    _, groups = _nested(MAX_NESTING)
+    top = groups[-1]
+    outer = sc.CollisionShapeGroup([sc.Sphere(1.0)])
+    with pytest.raises(sc.InvalidShapeError) as caught:
+        outer.append(top)
+    assert str(caught.value) == (
+        f"groups nest at most {MAX_NESTING} levels deep (MAX_NESTING), and adding "
+        f"{describe(top)} here makes 101"
+    )
+    assert len(outer) == 1 and top._parent is None
+    with pytest.raises(sc.InvalidShapeError, match=re.escape("here makes 101")):
+        sc.CollisionShapeGroup([top])
+    # Deep below a shallow place: the levels above the place count too.
+    middle = groups[49]  # the 51st level from the top, itself included
+    with pytest.raises(sc.InvalidShapeError, match=re.escape("here makes 103")):
+        middle.append(_nested(52)[1][-1])
+    assert len(middle) == 1
+    # A dict nested 5,000 deep is refused without reading it all (no RecursionError).
+    d = sc.CollisionShapeGroup().to_dict()
+    for _ in range(5000):
+        d = {**sc.CollisionShapeGroup().to_dict(), "elements": [d]}
+    with pytest.raises(
+        sc.InvalidShapeError,
+        match=re.escape(
+            f"d nests groups more than {MAX_NESTING} levels deep, the most groups can nest "
+            "(MAX_NESTING)"
+        ),
+    ):
+        sc.CollisionShape.from_dict(d)
 
 
 def test_names_are_checked_when_set() -> None:

@@ -351,6 +351,8 @@ def common_setters(rng: np.random.Generator, env: Any) -> Case:
     covers=[
         "CollisionShape",
         "CollisionShape.to_dict",
+        "CollisionShape.fk_dict",
+        "CollisionShape.copy",
         "CollisionShape.equals",
         "CollisionShape.collided",
     ],
@@ -359,7 +361,20 @@ def shape_records(rng: np.random.Generator, env: Any) -> Case:
     from .common import zoo
 
     shape = zoo(rng, ("sphere", "box", "cylinder", "capsule", "cone", "ellipsoid", "halfspace"))
-    which = int(rng.integers(4))
+    which = int(rng.integers(6))
+    if which == 4:
+
+        def check_fk(result: Any) -> None:
+            assert result == {key: shape.to_dict()[key] for key in ("t", "q")}, result
+
+        return Case(f"{r(shape)}.fk_dict()", shape.fk_dict, "answer", check=check_fk)
+    if which == 5:
+
+        def check_copy(result: Any) -> None:
+            assert result is not shape and result.equals(shape), f"copy gave {result!r}"
+            assert result._parent is None
+
+        return Case(f"{r(shape)}.copy()", shape.copy, "answer", check=check_copy)
     if which == 0:
         kwarg, pick = _common_kwarg(rng)
         label = f"CollisionShape({kwarg}={r(pick.value)})"
