@@ -7,6 +7,7 @@ PenaltyForce gives ``max(0, δ^e (k + c δ̇))`` with ``δ = -penetration_depth`
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -115,6 +116,16 @@ def test_resolve_errors(
         resolve_forces(contacts, value)
 
 
+@pytest.mark.parametrize("shape", [(0, 7), (5, 0), (0, 0), (1,)])
+def test_resolve_empty_contacts_checks_the_shape(shape: tuple[int, ...]) -> None:
+    with pytest.raises(
+        SensorValueError,
+        match=rf"^forces must have shape \(0, 3\) or \(0,\) to match the 0 contacts, got shape "
+        rf"{re.escape(str(shape))}$",
+    ):
+        resolve_forces(sc.Contacts(), np.zeros(shape))
+
+
 def test_resolve_refuses_non_contacts() -> None:
     with pytest.raises(SensorTypeError, match=r"contacts must be a spatialcontact\.Contacts"):
         resolve_forces([1, 2])  # type: ignore[arg-type]
@@ -146,6 +157,36 @@ def test_tangential_part_is_perpendicular_to_the_normal(f: list[float], n: list[
     # what is left is along the normal
     rest = np.array(f) - t[0]
     assert np.linalg.norm(np.cross(rest, normal[0])) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("normal", "length"), [([0.0, 0.0, 2.0], "2"), ([1.0, 1.0, 1.0], "1.73205"), ([0.0] * 3, "0")]
+)
+def test_tangential_part_refuses_normals_that_are_not_unit(
+    normal: list[float], length: str
+) -> None:
+    with pytest.raises(
+        SensorValueError,
+        match=rf"^normals must be unit vectors \(length 1 within 1e-06\), got row 1 "
+        rf"{re.escape(str(normal))} of length {re.escape(length)}$",
+    ):
+        tangential_part([[1.0, 2.0, 3.0]] * 2, [[0.0, 0.0, 1.0], normal])
+
+
+def test_tangential_part_takes_normals_within_the_tolerance() -> None:
+    out = tangential_part([[3.0, 4.0, 5.0]], [[0.0, 0.0, 1.0 + 9e-7]])
+    np.testing.assert_allclose(out, [[3.0, 4.0, 0.0]], atol=1e-5)
+
+
+def test_tangential_part_refuses_a_result_that_overflows() -> None:
+    with pytest.raises(
+        SensorValueError,
+        match=r"^forces row 0 is too large: its tangential part overflows, got "
+        r"\[1\.5e\+308, 1\.5e\+308, 0\.0\]$",
+    ):
+        tangential_part([[1.5e308, 1.5e308, 0.0]], [[0.6, 0.8, 0.0]])  # f . n is 2.1e308
+    huge = tangential_part([[1e308, 1e308, 0.0]], [[0.0, 0.0, 1.0]])  # nothing along n
+    assert huge.tolist() == [[1e308, 1e308, 0.0]]
 
 
 # ------------------------------------------------------------------------- PenaltyForce
@@ -322,6 +363,20 @@ def test_a_force_that_overflows_is_refused(pair: tuple[sc.Sphere, sc.Sphere]) ->
         r"\+ damping \* approach_speed\) overflowed",
     ):
         stiff.magnitudes(deep, approach_speed=[0.0, 1e300])
+
+
+def test_a_force_that_overflows_is_not_remembered(pair: tuple[sc.Sphere, sc.Sphere]) -> None:
+    a, b = pair
+    stiff = PenaltyForce(1e12, damping=1e12, exponent=3.0)
+    stiff.magnitudes(sc.Contacts([contact(a, b, -0.1)]), approach_speed=[0.0])
+    kept = stiff._previous
+    deeper = sc.Contacts([contact(a, b, -0.2)])
+    with pytest.raises(SensorValueError, match=r"^the force of contact 0 is not finite \(inf\)"):
+        stiff.magnitudes(deeper, approach_speed=[1e300])
+    assert stiff._previous == kept
+    # the rate still comes from the last call that succeeded: (0.2 - 0.1) / 0.1 = 1 m/s
+    (f,) = stiff.magnitudes(deeper, dt=0.1).tolist()
+    assert f == pytest.approx(0.2**3 * (1e12 + 1e12 * 1.0))
 
 
 def test_the_undamped_force_is_guarded_only_outside_the_parameter_range(

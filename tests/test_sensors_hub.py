@@ -525,3 +525,186 @@ def test_time_counts_whole_nanoseconds(world: Table) -> None:
     for _ in range(1000):
         hub.feed(sc.Contacts(), 0.001)
     assert hub.time == pytest.approx(1.000000003, abs=1e-15)
+
+
+# ------------------------------------------------------------------ sensors listed once
+
+
+def test_a_sensor_listed_twice_is_refused(world: Table) -> None:
+    # Fed twice per step, it would count every step twice (0.2 s of contact after 0.1 s).
+    named = NamedContactSensor(world.scene, ["box"])
+    on_box = ObjectContactSensor(world.box)
+    twice = (
+        r"^sensors must list each sensor once, got NamedContactSensor\(collisions=\['box'\], "
+        r"update_rate=0, active=True\) at index 0 and again at index 1$"
+    )
+    with pytest.raises(SensorValueError, match=twice):
+        SensorHub(world.scene, [named, named, on_box, on_box])
+    with pytest.raises(
+        SensorValueError,
+        match=r"^sensors must list each sensor once, got ObjectContactSensor\(shape=Cuboid, "
+        r"in_contact=False, contacts=0\) at index 1 and again at index 3$",
+    ):
+        SensorHub(world.scene, [named, on_box, ObjectContactSensor(world.box), on_box])
+    hub = SensorHub(world.scene, [named, on_box])
+    with pytest.raises(SensorValueError, match=r"at index 0 and again at index 1$"):
+        hub.sensors = [named, named]
+    assert hub.sensors == (named, on_box)  # kept when refused
+    world.place_box(0.0, 0.49)
+    hub.step(0.1)
+    assert on_box.contact_time == 0.1 and [m.time for m in named.contacts()] == [0.1]
+
+
+def test_a_string_is_not_a_list_of_sensors(world: Table) -> None:
+    with pytest.raises(
+        SensorTypeError, match=r"^sensors must be an iterable of sensors, got 'abc'$"
+    ):
+        SensorHub(world.scene, "abc")  # type: ignore[arg-type]
+    hub = SensorHub(world.scene, [])
+    with pytest.raises(
+        SensorTypeError, match=r"^sensors must be an iterable of sensors, got b'a'$"
+    ):
+        hub.sensors = b"a"  # type: ignore[assignment]
+    assert hub.sensors == ()
+
+
+def test_max_contacts_per_pair_has_an_upper_limit(world: Table) -> None:
+    assert SensorHub(world.scene, [], max_contacts_per_pair=2**30).max_contacts_per_pair == 2**30
+    with pytest.raises(
+        SensorValueError,
+        match=r"^max_contacts_per_pair must be at most 1073741824 \(MAX_CONTACTS_PER_PAIR\), "
+        r"got 1073741825$",
+    ):
+        SensorHub(world.scene, [], max_contacts_per_pair=2**30 + 1)
+    with pytest.raises(SensorValueError, match=r"got 1000000000000000000000\d+\.\.\.$"):
+        SensorHub(world.scene, [], max_contacts_per_pair=10**400)
+
+
+# ------------------------------------------------------------------ refused steps change nothing
+
+
+def state(hub: SensorHub) -> list[Any]:
+    """Everything a caller can read from the hub, its force model and its sensors."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, np.ndarray):
+            return value.tolist()
+        return list(value) if isinstance(value, list) else value
+
+    out: list[Any] = [hub.time, hub.contacts, plain(hub.forces), hub.forces_valid]
+    if hub.force_model is not None:
+        out.append(hub.force_model._previous)  # the overlaps damping reads next
+    for sensor in hub.sensors:
+        if isinstance(sensor, ObjectContactSensor):
+            names = ["in_contact", "partners", "records", "record_forces", "force"]
+            names += ["forces_valid", "contact_time", "air_time", "started", "ended"]
+        elif isinstance(sensor, MatrixContactSensor):
+            names = ["forces_valid", "sensing_transforms", "total_force", "force_matrix"]
+            names += ["total_force_friction", "force_matrix_friction", "position_matrix"]
+        else:
+            names = ["_reading", "forces_valid", "last_update_time", "last_measurement_time"]
+            names.append("_clock_ns")  # the latest time it was given
+        out += [(name, plain(getattr(sensor, name))) for name in names]
+        if isinstance(sensor, NamedContactSensor):
+            out.append(list(sensor._queue))  # the steps waiting for an update
+    return out
+
+
+def three_sensors(world: Table, model: PenaltyForce | None = None) -> SensorHub:
+    """A hub with one sensor of each kind, after one step with the box on the table."""
+    sensors = [
+        ObjectContactSensor(world.box),
+        MatrixContactSensor(world.scene, "box", counterparts="*"),
+        NamedContactSensor(world.scene, ["box"], update_rate=5.0),  # queues between updates
+    ]
+    hub = SensorHub(world.scene, sensors, force_model=model)
+    world.place_box(0.0, 0.49)
+    hub.step(0.1)
+    return hub
+
+
+def test_a_step_refused_for_a_stale_matrix_sensor_changes_nothing() -> None:
+    world = Table()
+    lamp = sc.Sphere(0.1, pose=trans(9, 9, 9))
+    world.scene.add(lamp, "lamp")  # the matrix sensor is made with it, then it leaves
+    hub = three_sensors(world, PenaltyForce(1e4, damping=10.0))
+    world.scene.remove("lamp")
+    world.place_box(0.0, 0.48)
+    before = state(hub)
+    with pytest.raises(
+        SensorValueError,
+        match=r"^objects were removed from the scene since the sensor was made, so its object "
+        r"indices are stale \(names then: \['table', 'box', 'wall', 'lamp'\]\); make a new "
+        r"sensor$",
+    ):
+        hub.step(0.1)
+    assert state(hub) == before
+
+
+def test_a_feed_of_contacts_outside_the_scene_changes_nothing(world: Table) -> None:
+    hub = three_sensors(world, PenaltyForce(1e4, damping=10.0))
+    stranger = sc.Sphere(0.5, pose=trans(0, 0, 0.49))
+    outside = world.table.contacts(stranger)
+    before = state(hub)
+    with pytest.raises(
+        SensorValueError,
+        match=r"^contact shape Sphere\(radius=0\.5, .*\) is not in the scene the sensor reads",
+    ):
+        hub.feed(outside, 0.1)
+    assert state(hub) == before
+    # an object sensor alone reads no such contact, but the hub refuses them all the same
+    alone = SensorHub(world.scene, [ObjectContactSensor(world.box)])
+    with pytest.raises(SensorValueError, match="is not in the scene the sensor reads"):
+        alone.feed(outside, 0.1)
+    assert alone.time == 0.0
+
+
+def test_a_step_whose_forces_overflow_changes_nothing(world: Table) -> None:
+    # The box on the table and against the wall: two contacts on it, 1e308 N each way.
+    hub = three_sensors(world)
+    world.place_box(2.01, 0.49)
+    before = state(hub)
+    contacts = world.scene.contacts()
+    assert len(contacts) == 2
+    with pytest.raises(
+        SensorValueError,
+        match=r"^forces must sum to a finite net force on the sensor's shape Cuboid\(",
+    ):
+        hub.feed(contacts, 0.1, forces=[[1e308, 0.0, 0.0], [-1e308, 0.0, 0.0]])
+    assert state(hub) == before
+
+
+def test_a_model_force_that_overflows_changes_nothing(world: Table) -> None:
+    hub = three_sensors(world, PenaltyForce(1e12, damping=1e12, exponent=3.0))
+    world.place_box(0.0, 0.48)  # deeper: overlaps the model must not remember
+    before = state(hub)
+    with pytest.raises(SensorValueError, match=r"^the force of contact 0 is not finite \(inf\)"):
+        hub.step(0.1, approach_speed=[1e300])
+    assert state(hub) == before
+
+
+def test_the_hub_time_stops_at_the_sensors_limit(world: Table) -> None:
+    hub = three_sensors(world)  # at 0.1 s
+    before = state(hub)
+    with pytest.raises(
+        SensorValueError,
+        match=r"^dt must keep the hub's time at most 1e\+09 s \(the sensors' clock limit\), so "
+        r"at most 999999999\.9 s from its time 0\.1, got 1000000000\.0; reset\(\) starts a new "
+        r"run$",
+    ):
+        hub.step(1e9)
+    assert state(hub) == before
+    hub.step(1e9 - 0.1)  # exactly 1e9 s: the latest time a sensor accepts
+    assert hub.time == 1e9
+    before = state(hub)
+    with pytest.raises(SensorValueError, match=r"so at most 0\.0 s from its time 1000000000\.0, "):
+        hub.step(1e-9)
+    with pytest.raises(SensorValueError, match=r"so at most 0\.0 s from its time 1000000000\.0, "):
+        hub.feed(sc.Contacts(), 1e-9)
+    assert state(hub) == before
+    named = hub.sensors[2]
+    assert isinstance(named, NamedContactSensor)
+    named.update(hub.time, force=True)  # the hub left its sensors at a time they accept
+    hub.reset()
+    hub.step(0.1)
+    assert hub.time == 0.1

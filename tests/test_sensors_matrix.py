@@ -301,6 +301,54 @@ def test_update_errors(world: World) -> None:
         sensor.update(outside, [[1.0, 0.0, 0.0]])
 
 
+def state(sensor: MatrixContactSensor) -> list[Any]:
+    """Every output of the sensor, as plain lists."""
+    names = ["total_force", "total_force_friction", "force_matrix", "force_matrix_friction"]
+    names += ["position_matrix", "sensing_transforms"]
+    values = [getattr(sensor, name) for name in names]
+    return [sensor.forces_valid] + [None if v is None else v.tolist() for v in values]
+
+
+def test_a_refused_update_changes_nothing(world: World) -> None:
+    contacts, forces = world.step()
+    sensor = MatrixContactSensor(world.scene, "box_*", counterparts="*")
+    sensor.update(contacts)  # no forces: zeros, forces_valid False
+    world.box_b.T = trans(1.0, 0, 2)  # a sensing object moves
+    stranger = sc.Sphere(1.0)
+    outside = sc.Contacts([contact(world.box_b, stranger, (1, 0, 0), (0, 0, 0))])
+    before = state(sensor)
+    refused = r"^contact shape Sphere\(radius=1\.0, .*\) is not in the scene the sensor reads"
+    with pytest.raises(SensorValueError, match=refused):
+        sensor.update(outside, forces=[1.0])
+    with pytest.raises(SensorValueError, match=refused):
+        sensor.update(outside)  # refused without forces too
+    assert state(sensor) == before
+    assert not sensor.forces_valid and sensor.sensing_transforms[1, 2, 3] == 1.0  # old pose
+    sensor.update(contacts, forces)
+    assert sensor.forces_valid and sensor.sensing_transforms[1, 2, 3] == 2.0
+
+
+def test_forces_that_overflow_when_summed_are_refused(world: World) -> None:
+    contacts, _ = world.step()
+    sensor = MatrixContactSensor(world.scene, "box_*", counterparts="*")
+    before = state(sensor)
+    # c0 and c1 push box_a up by 1e308 N each: their sum overflows
+    huge = np.zeros((5, 3))
+    huge[:2, 2] = -1e308
+    with pytest.raises(
+        SensorValueError,
+        match=r"^forces must sum to finite values on each sensing object, got forces whose "
+        r"total, friction or force-weighted position on 'box_a' overflows; give smaller forces$",
+    ):
+        sensor.update(contacts, huge)
+    assert state(sensor) == before
+    by_matrix_only = MatrixContactSensor(
+        world.scene, "box_*", counterparts="*", measure_total=False
+    )
+    with pytest.raises(SensorValueError, match="position on 'box_a' overflows"):
+        by_matrix_only.update(contacts, huge)
+
+
 def test_objects_added_later_count_in_totals_only(world: World) -> None:
     sensor = MatrixContactSensor(world.scene, "box_b", counterparts="*")
     lamp = sc.Sphere(0.2, pose=trans(1.0, 0, 1.6))

@@ -414,6 +414,34 @@ def test_contacts_outside_the_scene_are_refused(world: World) -> None:
         sensor.on_contacts(sc.Contacts([contact(world.ball, stranger)]), sim_time=0.1)
 
 
+@pytest.mark.parametrize("active", [True, False])
+def test_contacts_outside_the_scene_leave_the_time(world: World, active: bool) -> None:
+    sensor = NamedContactSensor(world.scene, ["ball"], active=active)
+    stranger = sc.Sphere(1.0)
+    with pytest.raises(
+        SensorValueError,
+        match=r"^contact shape Sphere\(radius=1\.0, .*\) is not in the scene the sensor reads",
+    ):
+        sensor.on_contacts(sc.Contacts([contact(world.ball, stranger)]), sim_time=1.0)
+    sensor.on_contacts(world.ball_on_floor(), sim_time=0.5)  # the refused 1.0 s was not kept
+    assert sensor.update(0.5, force=True) is active  # inactive, it queued nothing
+    assert [m.time for m in sensor.contacts()] == ([0.5] if active else [])
+
+
+def test_a_torque_that_overflows_is_refused(world: World) -> None:
+    sensor = NamedContactSensor(world.scene, ["box"])
+    # 1.7e308 N sideways, 3 m above the box's origin: the torque about it overflows
+    contacts = sc.Contacts([contact(world.box, world.lamp, (0, 0, 1), (2, 0, 3.5))])
+    with pytest.raises(
+        SensorValueError,
+        match=r"^forces must give finite torques, got forces whose torque at contact 0 "
+        r"overflows; give smaller forces$",
+    ):
+        sensor.on_contacts(contacts, sim_time=1.0, forces=[[1.7e308, 0.0, 0.0]])
+    sensor.on_contacts(contacts, sim_time=0.5, forces=[[1.0, 0.0, 0.0]])
+    assert sensor.update(0.5) and [m.time for m in sensor.contacts()] == [0.5]
+
+
 def test_repr(world: World) -> None:
     sensor = NamedContactSensor(world.scene, ["ball", "box"], update_rate=20.0, name="bumper")
     assert repr(sensor) == (

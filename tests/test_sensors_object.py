@@ -198,6 +198,20 @@ def test_add_force_accumulates(value: object, expected: list[float]) -> None:
     assert not sensor.forces_valid and not sensor.force.any()
 
 
+def test_add_force_refuses_a_net_force_that_overflows() -> None:
+    sensor = ObjectContactSensor(sc.Sphere(1.0))
+    sensor.add_force([1e308, 0.0, 0.0])
+    with pytest.raises(
+        SensorValueError,
+        match=r"^force must keep the net force finite, got \[1e\+308, 0\.0, 0\.0\] to add to "
+        r"\[1e\+308, 0\.0, 0\.0\], which overflows; give smaller forces$",
+    ):
+        sensor.add_force([1e308, 0.0, 0.0])
+    assert sensor.force.tolist() == [1e308, 0.0, 0.0] and sensor.forces_valid
+    sensor.add_force([-1e308, 1e308, 0.0])
+    assert sensor.force.tolist() == [0.0, 1e308, 0.0]
+
+
 @pytest.mark.parametrize(
     ("value", "error", "match"),
     [

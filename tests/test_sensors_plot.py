@@ -134,6 +134,26 @@ def test_plot_clear_removes_the_drawing(figure: Any, fed_sensor: ObjectContactSe
     figure.canvas.draw()
 
 
+@pytest.mark.parametrize("projection", [None, "3d"])
+def test_plot_clear_after_the_axes_were_cleared(
+    figure: Any, fed_sensor: ObjectContactSensor, projection: str | None
+) -> None:
+    ax = figure.add_subplot(projection=projection)
+    fed_sensor.plot(ax)
+    ax.cla()  # takes the sensor's artists off the axes
+    fed_sensor.plot_clear()  # nothing left to remove: no error
+    assert fed_sensor.artists == ()
+    other = figure.add_subplot(projection="3d")
+    fed_sensor.plot(other)  # draws again, elsewhere
+    points, lines = fed_sensor.artists
+    assert points in other.lines and lines in other.collections
+    other.cla()
+    fed_sensor.plot(other)  # taken off by cla: drawn anew without plot_clear
+    points, lines = fed_sensor.artists
+    assert points in other.lines and lines in other.collections
+    figure.canvas.draw()
+
+
 def test_plot_with_no_contacts_draws_empty_artists(figure: Any) -> None:
     sensor = ObjectContactSensor(sc.Sphere(1.0))
     ax = figure.add_subplot()

@@ -12,7 +12,7 @@ from .._base import collision_leaves
 from .._validate import describe
 from ..contact import Contact, Contacts
 from ._errors import SensorTypeError, SensorValueError
-from .forces import ForceInput, check_forces, tangential_part
+from .forces import ForceInput, check_forces, tangential
 
 __all__ = ["ObjectMap", "StepData", "check_contact", "check_scene", "holds", "in_scene"]
 
@@ -299,9 +299,10 @@ class StepData:
             forces = -self._given[rows, None] * normal
         else:
             forces = self._given[rows]
-        magnitude = np.sqrt(np.einsum("ij,ij->i", forces, forces))
-        friction = tangential_part(forces, normal)
-        weighted = pos * magnitude[:, None]
+        with np.errstate(over="ignore", invalid="ignore"):  # the sensor checks its sums
+            magnitude = np.sqrt(np.einsum("ij,ij->i", forces, forces))
+            friction = tangential(forces, normal)
+            weighted = pos * magnitude[:, None]
         packed = np.empty((2 * k, 10))
         packed[:k, 0:3] = forces
         packed[k:, 0:3] = -forces

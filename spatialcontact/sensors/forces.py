@@ -27,6 +27,7 @@ __all__ = [
     "MAX_DAMPING",
     "MAX_EXPONENT",
     "MAX_STIFFNESS",
+    "UNIT_TOLERANCE",
     "PenaltyForce",
     "resolve_forces",
     "tangential_part",
@@ -40,6 +41,10 @@ MAX_DAMPING = 1e12
 
 MAX_EXPONENT = 3.0
 """Largest :class:`PenaltyForce` exponent accepted (Hertz contact is 1.5)."""
+
+UNIT_TOLERANCE = 1e-6
+"""How far from 1 the length of a normal given to :func:`tangential_part` may be (as
+:class:`~spatialcontact.Contact` accepts its normal)."""
 
 ForceInput = Any
 """What a caller may give as forces: None, array_like (n, 3) or (n,), or a callable of Contacts."""
@@ -110,8 +115,6 @@ def check_forces(contacts: Contacts, forces: ForceInput) -> tuple[np.ndarray, bo
                 "forces callable returned None; expected an (n, 3) or (n,) array"
             )
     array = numbers(forces, "forces", "numbers", type_error=SensorTypeError, error=SensorValueError)
-    if n == 0 and array.size == 0:
-        return np.zeros((0, 3)), False, True
     if array.shape != (n,) and array.shape != (n, 3):
         raise SensorValueError(
             f"forces must have shape ({n}, 3) or ({n},) to match the {n} contacts, "
@@ -119,6 +122,8 @@ def check_forces(contacts: Contacts, forces: ForceInput) -> tuple[np.ndarray, bo
         )
     if not np.all(np.isfinite(array)):
         raise SensorValueError(f"forces must be finite, got {describe(forces)}")
+    if n == 0:
+        return np.zeros((0, 3)), False, True
     return array, array.shape == (n,), True
 
 
@@ -140,7 +145,9 @@ def tangential_part(forces: Any, normals: Any) -> np.ndarray:
     SensorTypeError
         ``forces`` or ``normals`` is not real numbers (strings, booleans, complex, ...).
     SensorValueError
-        Either is not of shape (n, 3), their n differ, or a value is not finite.
+        Either is not of shape (n, 3), their n differ, a value is not finite, a normal's
+        length is not 1 within :data:`UNIT_TOLERANCE`, or a force is so large that its
+        tangential part overflows.
     """
     forces = _rows3(forces, "forces")
     normals = _rows3(normals, "normals")
@@ -149,6 +156,28 @@ def tangential_part(forces: Any, normals: Any) -> np.ndarray:
             f"forces and normals must have the same number of rows, got shapes "
             f"{forces.shape} and {normals.shape}"
         )
+    length = np.sqrt(np.einsum("ij,ij->i", normals, normals))
+    off = np.flatnonzero(np.abs(length - 1.0) > UNIT_TOLERANCE)
+    if len(off):
+        k = int(off[0])
+        raise SensorValueError(
+            f"normals must be unit vectors (length 1 within {UNIT_TOLERANCE:g}), got row {k} "
+            f"{normals[k].tolist()} of length {length[k]:g}"
+        )
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = tangential(forces, normals)
+    bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
+    if len(bad):
+        k = int(bad[0])
+        raise SensorValueError(
+            f"forces row {k} is too large: its tangential part overflows, got {forces[k].tolist()}"
+        )
+    return out
+
+
+def tangential(forces: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """:func:`tangential_part` of arrays already checked, unchecked itself (the caller sees to
+    non-finite results)."""
     along = np.einsum("ij,ij->i", forces, normals)
     return forces - along[:, None] * normals
 
@@ -266,12 +295,14 @@ class PenaltyForce:
         """Forget the previous call's overlaps (start of a new run)."""
         self._previous = None
 
-    def _remember(self, contacts: Contacts, overlap: np.ndarray) -> np.ndarray:
-        """Store this call's overlaps by contact key; return the previous overlap of each."""
+    def _history(
+        self, contacts: Contacts, overlap: np.ndarray
+    ) -> tuple[np.ndarray, dict[tuple[int, ...], float]]:
+        """The previous overlap of each contact, and this call's overlaps by contact key (kept
+        by the caller only once the call succeeds)."""
         n = len(contacts)
         if n == 0:
-            self._previous = {}
-            return np.zeros(0)
+            return np.zeros(0), {}
         keys = np.empty((n, 4), dtype=np.int64)
         keys[:, 0] = np.fromiter(map(_uid, contacts.o1), np.int64, n)
         keys[:, 1] = np.fromiter(map(_uid, contacts.o2), np.int64, n)
@@ -284,8 +315,7 @@ class PenaltyForce:
             before = overlap.copy()  # no history: no rate
         else:
             before = np.fromiter(map(previous.get, rows, [0.0] * n), np.float64, n)
-        self._previous = dict(zip(rows, overlap.tolist(), strict=True))
-        return before
+        return before, dict(zip(rows, overlap.tolist(), strict=True))
 
     def magnitudes(
         self,
@@ -312,7 +342,27 @@ class PenaltyForce:
         -------
         ndarray, shape (n,)
             Magnitudes in newtons, >= 0 (zero for separated contacts).
+
+        Raises
+        ------
+        SensorValueError
+            If ``approach_speed`` or ``dt`` is out of range, damping has neither, or a force
+            is not finite; the overlaps are then not remembered.
         """
+        out, memory = self._magnitudes(contacts, approach_speed, dt)
+        self._keep(memory)
+        return out
+
+    def _keep(self, memory: dict[tuple[int, ...], float] | None) -> None:
+        """Remember the overlaps of a call that succeeded (None: a model without damping
+        keeps no history)."""
+        if memory is not None:
+            self._previous = memory
+
+    def _magnitudes(
+        self, contacts: Contacts, approach_speed: Any, dt: float | None
+    ) -> tuple[np.ndarray, dict[tuple[int, ...], float] | None]:
+        """:meth:`magnitudes`, and the overlaps to remember once the caller succeeds."""
         contacts = _check_contacts(contacts)
         n = len(contacts)
         overlap = np.maximum(-contacts.penetration_depth, 0.0)
@@ -342,18 +392,19 @@ class PenaltyForce:
         if self.damping == 0.0 and bounded:
             # Parameters in their range on depths in the supported range (below 4e6 m): at
             # most 1e12 * (4e6)^3 N, far from overflowing. No error state, no result to check.
-            return self.stiffness * (overlap if self.exponent == 1.0 else overlap**self.exponent)
+            spring = overlap if self.exponent == 1.0 else overlap**self.exponent
+            return self.stiffness * spring, None
         with np.errstate(over="ignore", invalid="ignore"):
             spring = overlap if self.exponent == 1.0 else overlap**self.exponent
             if self.damping == 0.0:
-                return _finite(self.stiffness * spring, "stiffness * overlap^exponent")
-            before = self._remember(contacts, overlap)
+                return _finite(self.stiffness * spring, "stiffness * overlap^exponent"), None
+            before, memory = self._history(contacts, overlap)
             if speed is None:
                 assert step is not None
                 speed = (overlap - before) / step
             out = np.maximum(spring * (self.stiffness + self.damping * speed), 0.0)
         cause = "approach_speed" if approach_speed is not None else "the overlap rate (dt)"
-        return _finite(out, f"overlap^exponent * (stiffness + damping * {cause})")
+        return _finite(out, f"overlap^exponent * (stiffness + damping * {cause})"), memory
 
     def forces(
         self,

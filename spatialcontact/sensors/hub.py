@@ -11,15 +11,22 @@ from .._validate import count, describe
 from ..contact import Contacts
 from ._common import ObjectMap, StepData, check_scene, in_scene
 from ._errors import SensorTypeError, SensorValueError
-from ._time import NS_PER_S, ns_to_seconds, seconds_to_ns
+from ._time import MAX_SECONDS, NS_PER_S, ns_to_seconds, seconds_to_ns
 from .forces import ForceInput, PenaltyForce, resolve_forces
 from .matrix_sensor import MatrixContactSensor
 from .named_sensor import NamedContactSensor
 from .object_sensor import ObjectContactSensor
 
-__all__ = ["SensorHub"]
+__all__ = ["MAX_CONTACTS_PER_PAIR", "SensorHub"]
 
 Sensor = ObjectContactSensor | MatrixContactSensor | NamedContactSensor
+
+MAX_CONTACTS_PER_PAIR = 1 << 30
+"""Largest ``max_contacts_per_pair`` a hub accepts: more contacts than a pair of shapes can
+give (the scene's broad phase stops gathering at this many in one call)."""
+
+_MAX_NS = round(MAX_SECONDS * NS_PER_S)
+"""The latest time a hub may reach, ns: its sensors accept no later time."""
 
 
 class SensorHub:
@@ -30,24 +37,24 @@ class SensorHub:
     scene : Scene
         The scene to query (:meth:`~spatialcontact.Scene.contacts`).
     sensors : iterable of ObjectContactSensor, MatrixContactSensor or NamedContactSensor
-        The sensors to feed; matrix and named sensors must read this ``scene``, and an object
-        sensor's shape must be in it (an object of the scene or inside one) when the hub is
-        made, so add the objects first.
+        The sensors to feed, each once; matrix and named sensors must read this ``scene``, and
+        an object sensor's shape must be in it (an object of the scene or inside one) when the
+        hub is made, so add the objects first.
     force_model : PenaltyForce, optional
         Computes the forces when the caller gives none; without it (and without caller
         forces) the forces are zero and the sensors report ``forces_valid = False``.
     max_contacts_per_pair : int
-        Passed to ``scene.contacts``, >= 1. Default 1.
+        Passed to ``scene.contacts``, in [1, :data:`MAX_CONTACTS_PER_PAIR`] (2**30). Default 1.
 
     Raises
     ------
     SensorValueError
         If a matrix or named sensor reads another scene, an object sensor's shape is not in
-        ``scene`` (a copy of a scene object, say: a new shape that no contact names), or
-        ``max_contacts_per_pair`` is below 1.
+        ``scene`` (a copy of a scene object, say: a new shape that no contact names), a
+        sensor is listed twice, or ``max_contacts_per_pair`` is out of range.
     SensorTypeError
-        If ``sensors`` holds something else than sensors, or ``force_model`` is not a
-        :class:`PenaltyForce`.
+        If ``sensors`` is a string or holds something else than sensors, or ``force_model``
+        is not a :class:`PenaltyForce`.
 
     Notes
     -----
@@ -57,8 +64,13 @@ class SensorHub:
     contact's force on its shape), ``add_force`` with its net force (only when forces are
     known) and ``tick(dt)``; a :class:`MatrixContactSensor` gets ``update``; a
     :class:`NamedContactSensor` queues the step at the new time, then gets ``update(time)``.
-    A step that would take a named sensor's time back (one given a later ``sim_time`` by hand
-    or by another hub) is refused before anything changes.
+    Every check comes first: a step refused (a named sensor's time would go back, having
+    been given a later ``sim_time`` by hand or by another hub; :attr:`time` would pass
+    1e9 s; forces that do not fit; contacts of shapes not in the scene; a matrix sensor made
+    before objects were removed) changes nothing, in the hub, its force model or its sensors.
+
+    A sensor belongs to one hub: one listed by two hubs is fed by each, so its timers and
+    queue count the steps of both. Give each hub its own sensors.
 
     An object sensor whose shape later leaves the scene reads no contacts from then on, as a
     named sensor's removed name matches none.
@@ -98,6 +110,11 @@ class SensorHub:
             error=SensorValueError,
             type_error=SensorTypeError,
         )
+        if per_pair > MAX_CONTACTS_PER_PAIR:
+            raise SensorValueError(
+                f"max_contacts_per_pair must be at most {MAX_CONTACTS_PER_PAIR} "
+                f"(MAX_CONTACTS_PER_PAIR), got {describe(max_contacts_per_pair)}"
+            )
         self.force_model = force_model
         self.max_contacts_per_pair = per_pair
         self._objects = ObjectMap(scene)
@@ -114,8 +131,8 @@ class SensorHub:
         """tuple: the sensors fed, in order.
 
         Assigning an iterable of sensors (or one sensor) replaces them, with the checks of the
-        constructor: a matrix or named sensor must read :attr:`scene`, and an object sensor's
-        shape must be in it.
+        constructor: a matrix or named sensor must read :attr:`scene`, an object sensor's
+        shape must be in it, and no sensor may be listed twice.
         """
         return self._sensors
 
@@ -156,9 +173,10 @@ class SensorHub:
         Parameters
         ----------
         dt : float
-            Step length, seconds, in [1e-9, 1e9]. :attr:`time` counts whole nanoseconds (as
-            Gazebo's clock), so ``dt`` is rounded to the nearest nanosecond; a ``dt`` below
-            1 ns is refused, since it would leave the time where it was.
+            Step length, seconds, in [1e-9, 1e9], and :attr:`time` after the step at most 1e9
+            s (the sensors' clock limit). :attr:`time` counts whole nanoseconds (as Gazebo's
+            clock), so ``dt`` is rounded to the nearest nanosecond; a ``dt`` below 1 ns is
+            refused, since it would leave the time where it was.
         forces : None, array_like, shape (n, 3) or (n,), or callable
             The caller's forces for this step's contacts (see
             :func:`~spatialcontact.sensors.resolve_forces`); a callable receives the contacts,
@@ -170,9 +188,14 @@ class SensorHub:
         -------
         Contacts
             The step's contacts.
+
+        Raises
+        ------
+        SensorValueError
+            As :meth:`feed`; the scene is not queried when ``dt`` is refused.
         """
         dt_ns = seconds_to_ns(dt, "dt", positive=True)  # checked before the query
-        self._check_clocks(dt_ns)
+        self._check_clocks(dt_ns, dt)
         contacts = self.scene.contacts(max_contacts_per_pair=self.max_contacts_per_pair)
         self._feed_ns(contacts, dt_ns, forces, approach_speed)
         return contacts
@@ -190,19 +213,28 @@ class SensorHub:
         Raises
         ------
         SensorValueError
-            If ``dt`` is not in [1e-9, 1e9] seconds, the forces do not fit the contacts, or a
-            named sensor was given a later time than the hub's after this step.
+            If ``dt`` is not in [1e-9, 1e9] seconds or would take :attr:`time` past 1e9 s,
+            the forces do not fit the contacts or overflow, a contact shape is not in the
+            scene, a matrix sensor's objects were removed from the scene, or a named sensor
+            was given a later time than the hub's after this step. Nothing changes then.
         SensorTypeError
             If ``dt`` is not a number or ``contacts`` not :class:`~spatialcontact.Contacts`.
         """
         dt_ns = seconds_to_ns(dt, "dt", positive=True)
-        self._check_clocks(dt_ns)
+        self._check_clocks(dt_ns, dt)
         self._feed_ns(contacts, dt_ns, forces, approach_speed)
 
-    def _check_clocks(self, dt_ns: int) -> None:
-        """Refuse a step that would take a named sensor's time back: one given a later
-        ``sim_time`` (by hand, or by another hub) than the hub's time after this step."""
+    def _check_clocks(self, dt_ns: int, dt: Any) -> None:
+        """Refuse a step that would take :attr:`time` past the sensors' limit, or a named
+        sensor's time back: one given a later ``sim_time`` (by hand, or by another hub) than
+        the hub's time after this step."""
         now = self._time_ns + dt_ns
+        if now > _MAX_NS:
+            raise SensorValueError(
+                f"dt must keep the hub's time at most {MAX_SECONDS:g} s (the sensors' clock "
+                f"limit), so at most {ns_to_seconds(_MAX_NS - self._time_ns)!r} s from its "
+                f"time {self.time!r}, got {describe(dt)}; reset() starts a new run"
+            )
         for sensor in self._named:
             if sensor._clock_ns > now:
                 raise SensorValueError(
@@ -215,10 +247,12 @@ class SensorHub:
     def _feed_ns(
         self, contacts: Contacts, dt_ns: int, forces: ForceInput, approach_speed: Any
     ) -> None:
+        # Every check, and every computation that can fail, runs before anything changes.
         if not isinstance(contacts, Contacts):
             raise SensorTypeError(
                 f"contacts must be a spatialcontact.Contacts, got {describe(contacts)}"
             )
+        memory = None
         if forces is not None:
             if approach_speed is not None:
                 raise SensorValueError(
@@ -226,46 +260,71 @@ class SensorHub:
                 )
             array, valid = resolve_forces(contacts, forces)
         elif self.force_model is not None:
-            array = self.force_model.forces(
-                contacts, approach_speed=approach_speed, dt=dt_ns / NS_PER_S
+            magnitudes, memory = self.force_model._magnitudes(
+                contacts, approach_speed, dt_ns / NS_PER_S
             )
-            valid = True
+            array, valid = -magnitudes[:, None] * contacts.normal, True
         else:
             if approach_speed is not None:
                 raise SensorValueError("approach_speed needs a force_model; the hub has none")
             array, valid = np.zeros((len(contacts), 3)), False
         step = StepData(contacts, array, valid)
-        self._time_ns += dt_ns
-        seconds = dt_ns / NS_PER_S
-        for sensor in self._sensors:
-            if isinstance(sensor, ObjectContactSensor):
-                sensor._feed(step, seconds)
-            elif isinstance(sensor, MatrixContactSensor):
-                sensor._update(step, self._objects)
-            else:
-                if sensor.active:
-                    sensor._queue_step(step, self._objects, self._time_ns)
-                sensor._update_ns(self._time_ns, False)
+        objects = self._objects
+        if len(step):
+            step.objects(objects)  # refuses contacts of shapes not in the scene
+        now = self._time_ns + dt_ns
+        readings = [_read(sensor, step, objects, now) for sensor in self._sensors]
+        self._time_ns = now
+        if self.force_model is not None:
+            self.force_model._keep(memory)
         self.contacts = contacts
         self.forces = array
         self.forces_valid = valid
+        seconds = dt_ns / NS_PER_S
+        for sensor, reading in zip(self._sensors, readings, strict=True):
+            if isinstance(sensor, ObjectContactSensor):
+                sensor._apply(reading, seconds)
+            elif isinstance(sensor, MatrixContactSensor):
+                sensor._apply(reading)
+            else:
+                if reading is not None:
+                    sensor._queue_step(reading, valid)
+                sensor._update_ns(now, False)
+
+
+def _read(sensor: Sensor, step: StepData, objects: ObjectMap, now: int) -> Any:
+    """What ``sensor`` takes from the step at time ``now`` (ns), changing nothing yet."""
+    if isinstance(sensor, ObjectContactSensor):
+        return sensor._read(step)
+    if isinstance(sensor, MatrixContactSensor):
+        return sensor._read(step, objects)
+    return sensor._read(step, objects, now)
 
 
 def _check_sensors(scene: Any, sensors: Any) -> tuple[Sensor, ...]:
     """``sensors`` as a tuple, each a sensor kind that can read ``scene``."""
     if isinstance(sensors, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
         sensors = [sensors]
+    not_sensors = f"sensors must be an iterable of sensors, got {describe(sensors)}"
+    if isinstance(sensors, (str, bytes)):  # iterable, but of characters
+        raise SensorTypeError(not_sensors)
     try:
         items = tuple(sensors)
     except TypeError:
-        raise SensorTypeError(
-            f"sensors must be an iterable of sensors, got {describe(sensors)}"
-        ) from None
-    for sensor in items:
+        raise SensorTypeError(not_sensors) from None
+    first: dict[int, int] = {}
+    for k, sensor in enumerate(items):
         if not isinstance(sensor, (ObjectContactSensor, MatrixContactSensor, NamedContactSensor)):
             raise SensorTypeError(
                 "sensors must be ObjectContactSensor, MatrixContactSensor or "
                 f"NamedContactSensor, got {describe(sensor)}"
+            )
+        # the same sensor twice would be fed twice per step (its timers counting double)
+        seen = first.setdefault(id(sensor), k)
+        if seen != k:
+            raise SensorValueError(
+                f"sensors must list each sensor once, got {sensor!r} at index {seen} and "
+                f"again at index {k}"
             )
         if isinstance(sensor, ObjectContactSensor):
             if not in_scene(scene, sensor.parent):

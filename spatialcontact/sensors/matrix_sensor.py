@@ -125,6 +125,11 @@ class MatrixContactSensor:
     """
 
     sensing_type = "object"
+    total_force: np.ndarray | None
+    total_force_friction: np.ndarray | None
+    force_matrix: np.ndarray | None
+    force_matrix_friction: np.ndarray | None
+    position_matrix: np.ndarray | None
 
     def __init__(
         self,
@@ -186,7 +191,7 @@ class MatrixContactSensor:
         self.sensing_transforms = np.tile(np.eye(4), (len(rows), 1, 1))
         self._poses_read: list[np.ndarray] = []
         """The world poses read at the last update (shapes replace theirs when they move)."""
-        self._zero()
+        self._apply(self._zeros())
 
     @property
     def sensing_names(self) -> tuple[str, ...]:
@@ -205,21 +210,19 @@ class MatrixContactSensor:
             f"measure_total={self.measure_total})"
         )
 
-    def _zero(self) -> None:
+    def _zeros(self) -> dict[str, np.ndarray | None]:
+        """The outputs of a step without forces or contacts: zeros, or None where not measured."""
         n_rows = len(self.sensing_indices)
-        self.total_force: np.ndarray | None = None
-        self.total_force_friction: np.ndarray | None = None
-        self.force_matrix: np.ndarray | None = None
-        self.force_matrix_friction: np.ndarray | None = None
-        self.position_matrix: np.ndarray | None = None
+        out: dict[str, np.ndarray | None] = dict.fromkeys(_OUTPUTS)
         if self.measure_total:
-            self.total_force = np.zeros((n_rows, 3))
-            self.total_force_friction = np.zeros((n_rows, 3))
+            out["total_force"] = np.zeros((n_rows, 3))
+            out["total_force_friction"] = np.zeros((n_rows, 3))
         if self.counterpart_type is not None:
             shape = (n_rows, self._columns, 3)
-            self.force_matrix = np.zeros(shape)
-            self.force_matrix_friction = np.zeros(shape)
-            self.position_matrix = np.zeros(shape)
+            out["force_matrix"] = np.zeros(shape)
+            out["force_matrix_friction"] = np.zeros(shape)
+            out["position_matrix"] = np.zeros(shape)
+        return out
 
     def update(self, contacts: Contacts, forces: ForceInput = None) -> None:
         """Read one step's contacts and forces into the outputs.
@@ -236,22 +239,24 @@ class MatrixContactSensor:
         Raises
         ------
         SensorValueError
-            If ``forces`` does not match ``contacts`` or a contact shape is not in the scene.
+            If ``forces`` does not match ``contacts``, a contact shape is not in the scene
+            (with forces or without), objects were removed from the scene since the sensor was
+            made, or the forces on a sensing object sum to more than a float holds. Nothing
+            changes then.
         """
         self._update(StepData.build(contacts, forces), self._objects)
 
-    def _transforms(self, objects: ObjectMap) -> np.ndarray:
-        """The sensing objects' world poses now, (n_sensing, 4, 4), a new array; the last
-        update's values are copied when no sensing object was moved since."""
+    def _transforms(self, objects: ObjectMap) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The sensing objects' world poses now, (n_sensing, 4, 4), a new array (the last
+        update's values copied when no sensing object was moved since), and the poses read."""
         shapes = objects.shapes
         poses = [shapes[i].world_T for i in self.sensing_indices]
         last = self._poses_read
-        self._poses_read = poses
         if len(last) == len(poses) and all(map(operator.is_, poses, last)):
-            return self.sensing_transforms.copy()
+            return self.sensing_transforms.copy(), poses
         if not poses:
-            return np.zeros((0, 4, 4))
-        return np.concatenate(poses).reshape(-1, 4, 4)
+            return np.zeros((0, 4, 4)), poses
+        return np.concatenate(poses).reshape(-1, 4, 4), poses
 
     def _grow(self, n_objects: int) -> None:
         """Make room in the index tables for objects added to the scene since construction."""
@@ -263,7 +268,17 @@ class MatrixContactSensor:
             )
 
     def _update(self, step: StepData, objects: ObjectMap) -> None:
-        """Accumulate one step; ``objects`` may be shared by a hub's sensors."""
+        """Read one step; ``objects`` may be shared by a hub's sensors."""
+        self._apply(self._read(step, objects))
+
+    def _apply(self, reading: dict[str, Any]) -> None:
+        """Take the outputs :meth:`_read` worked out."""
+        for name, value in reading.items():
+            setattr(self, name, value)
+
+    def _read(self, step: StepData, objects: ObjectMap) -> dict[str, Any]:
+        """The outputs (and poses read) one step gives, by attribute name, changing nothing
+        the sensor reports: every check that can refuse the step runs here."""
         names = objects.names
         if names is not self._names and names[: len(self._names)] != self._names:
             raise SensorValueError(
@@ -271,14 +286,21 @@ class MatrixContactSensor:
                 f"indices are stale (names then: {describe(list(self._names))}); make a new "
                 "sensor"
             )
-        self._grow(len(names))
+        # refuses contacts of shapes not in the scene, with forces or without
+        indices = step.objects(objects) if len(step) else None
+        self._grow(len(names))  # room for objects added since: no reading changes
+        transforms, poses = self._transforms(objects)
+        reading: dict[str, Any] = {
+            "forces_valid": step.valid,
+            "sensing_transforms": transforms,
+            "_poses_read": poses,
+        }
+        if indices is None or not step.valid:
+            reading.update(self._zeros())
+            return reading
+        reading.update(dict.fromkeys(_OUTPUTS))  # None unless measured below
+        i1, i2 = indices
         n_rows = len(self.sensing_indices)
-        self.forces_valid = step.valid
-        self.sensing_transforms = self._transforms(objects)
-        if len(step) == 0 or not step.valid:
-            self._zero()
-            return
-        i1, i2 = step.objects(objects)
         row_of = self._row_of
         # Only the contacts of a sensing object count; the others are never read.
         picked = np.flatnonzero((row_of[i1] >= 0) | (row_of[i2] >= 0))
@@ -288,23 +310,48 @@ class MatrixContactSensor:
         rows = rows[hit]
         if self.measure_total:
             totals = _accumulate(rows, packed[hit, :6], n_rows)
-            self.total_force = totals[:, 0:3]
-            self.total_force_friction = totals[:, 3:6]
+            self._finite(totals, 1)
+            reading["total_force"] = totals[:, 0:3]
+            reading["total_force_friction"] = totals[:, 3:6]
         if self.counterpart_type is None:
-            return
+            return reading
         columns = self._columns
         cols = self._col_of[rows, other[hit]]
         keep = cols >= 0
         cells = rows[keep] * columns + cols[keep]
         sums = _accumulate(cells, packed[hit[keep]], n_rows * columns)
+        self._finite(sums, columns)
         shape = (n_rows, columns, 3)
-        self.force_matrix = sums[:, 0:3].reshape(shape)
-        self.force_matrix_friction = sums[:, 3:6].reshape(shape)
+        reading["force_matrix"] = sums[:, 0:3].reshape(shape)
+        reading["force_matrix_friction"] = sums[:, 3:6].reshape(shape)
         weight = sums[:, 9]
         position = np.zeros((n_rows * columns, 3))
         nonzero = weight > 0.0
         position[nonzero] = sums[nonzero, 6:9] / weight[nonzero, None]
-        self.position_matrix = position.reshape(shape)
+        reading["position_matrix"] = position.reshape(shape)
+        return reading
+
+    def _finite(self, sums: np.ndarray, per_row: int) -> None:
+        """Refuse sums of a step's forces that overflowed (``per_row`` sums in each row)."""
+        finite = np.isfinite(sums)
+        if not finite.all():
+            first = int(np.argmin(finite.all(axis=1)))
+            name = self._names[self.sensing_indices[first // per_row]]
+            raise SensorValueError(
+                "forces must sum to finite values on each sensing object, got forces whose "
+                f"total, friction or force-weighted position on {name!r} overflows; give "
+                "smaller forces"
+            )
+
+
+_OUTPUTS = (
+    "total_force",
+    "total_force_friction",
+    "force_matrix",
+    "force_matrix_friction",
+    "position_matrix",
+)
+"""The outputs an update replaces."""
 
 
 def _worlds_of(scene: Any, names: tuple[str, ...]) -> list[int] | None:

@@ -384,18 +384,29 @@ class NamedContactSensor:
         Raises
         ------
         SensorValueError
-            If ``sim_time`` is out of range or earlier than the latest time given (nothing
-            is queued), or ``forces`` does not fit ``contacts``.
+            If ``sim_time`` is out of range or earlier than the latest time given, ``forces``
+            does not fit ``contacts``, a contact shape is not in the scene (active or not), or
+            a torque overflows. Nothing changes then, the sensor's time included.
         """
         time_ns = seconds_to_ns(sim_time, "sim_time")
         self._not_back(time_ns, sim_time)
         step = StepData.build(contacts, forces)
-        self._clock_ns = time_ns
-        if self._active:
-            self._queue_step(step, self._objects, time_ns)
+        messages = self._read(step, self._objects, time_ns)
+        self._clock_ns = time_ns  # only once every check has passed
+        if messages is not None:
+            self._queue_step(messages, step.valid)
 
-    def _queue_step(self, step: StepData, objects: ObjectMap, time_ns: int) -> None:
-        self._queue.append((self._messages(step, objects, time_ns), step.valid))
+    def _read(
+        self, step: StepData, objects: ObjectMap, time_ns: int
+    ) -> tuple[ContactMessage, ...] | None:
+        """The messages one step queues, None when inactive; every check that can refuse the
+        step runs here, before anything changes."""
+        if len(step):
+            step.objects(objects)  # refuses contacts of shapes not in the scene, active or not
+        return self._messages(step, objects, time_ns) if self._active else None
+
+    def _queue_step(self, messages: tuple[ContactMessage, ...], valid: bool) -> None:
+        self._queue.append((messages, valid))
         if len(self._queue) > MAX_QUEUED_STEPS:
             self._queue.popleft()
 
@@ -433,6 +444,13 @@ class NamedContactSensor:
             )
         )
         packed = _frozen(_gazebo_columns(step, objects)[rows])
+        finite = np.isfinite(packed)
+        if not finite.all():
+            at = int(rows[np.argmin(finite.all(axis=1))])
+            raise SensorValueError(
+                f"forces must give finite torques, got forces whose torque at contact {at} "
+                "overflows; give smaller forces"
+            )
         column = {key: packed[:, span] for key, span in _SPANS.items()}
         first_names = [names[i] for i in first[starts].tolist()]
         second_names = [names[i] for i in second[starts].tolist()]
@@ -602,8 +620,9 @@ def _gazebo_columns(step: StepData, objects: ObjectMap) -> np.ndarray:
     cached[:, _SPANS["body_2_force"]] = -force
     lever_1 = positions - origins[np.searchsorted(involved, i1)]
     lever_2 = positions - origins[np.searchsorted(involved, i2)]
-    cached[:, _SPANS["body_1_torque"]] = _cross(lever_1, force)
-    cached[:, _SPANS["body_2_torque"]] = _cross(lever_2, -force)
+    with np.errstate(over="ignore", invalid="ignore"):  # the sensors refuse what overflows
+        cached[:, _SPANS["body_1_torque"]] = _cross(lever_1, force)
+        cached[:, _SPANS["body_2_torque"]] = _cross(lever_2, -force)
     step._per_scene[key] = cached
     return cached
 

@@ -38,6 +38,9 @@ from ._time import check_time_step
 
 __all__ = ["ObjectContactSensor"]
 
+_Reading = tuple[list[Contact], list[CollisionShape], list[np.ndarray], np.ndarray | None]
+"""One step from a hub (see :meth:`ObjectContactSensor._read`)."""
+
 _STYLE_KEYS = ("force_scale", "marker_size", "linewidth", "alpha", "color")
 
 
@@ -291,9 +294,26 @@ class ObjectContactSensor:
         ----------
         force : array_like, shape (3,) or (3, 1), or planar (2,) or (2, 1)
             Newtons; a planar force gets z = 0.
+
+        Raises
+        ------
+        SensorValueError
+            If ``force`` is not finite, or would take the net force past the float range
+            (the net force is then kept as it was).
         """
-        self.force = self.force + _force_vector(force, "force")
+        self.force = self._net(_force_vector(force, "force"), force)
         self.forces_valid = True
+
+    def _net(self, vector: np.ndarray, given: Any) -> np.ndarray:
+        """:attr:`force` plus ``vector`` (from ``given``), refused when it overflows."""
+        with np.errstate(over="ignore"):
+            total = self.force + vector
+        if not np.isfinite(total).all():
+            raise SensorValueError(
+                f"force must keep the net force finite, got {describe(given)} to add to "
+                f"{self.force.tolist()}, which overflows; give smaller forces"
+            )
+        return total
 
     def tick(self, step_time: float) -> None:
         """Advance :attr:`contact_time` or :attr:`air_time` by one step.
@@ -337,27 +357,44 @@ class ObjectContactSensor:
         rows = np.flatnonzero(on_o1 | on_o2)
         return rows, on_o1[rows], on_o2[rows]
 
-    def _feed(self, step: StepData, step_time: float) -> None:
-        """One step from a hub: clear, add its contacts, add the net force, tick."""
-        self.clear()
+    def _read(self, step: StepData) -> _Reading:
+        """What one step from a hub gives the sensor, changing nothing: its records, the
+        partners, each record's force on :attr:`parent`, and the net force (None without
+        forces), refused when the net force overflows."""
         rows, on_o1, on_o2 = self._select(step)
-        if len(rows):
-            picked = rows.tolist()
-            items = step.items
-            self.records = [items[r] for r in picked]
-            # the other side; a contact inside parent on both sides is seen from o1's, as
-            # Contact.report does
-            others = np.where(on_o1, step.o2_array[rows], step.o1_array[rows])
-            self.partners = list(dict.fromkeys(others.tolist()))
-            self.in_contact = True
-            forces = step.forces[rows]
-            self._force_blocks = [np.where(on_o1[:, None], forces, -forces)]
-            if step.valid:
-                # such a contact puts f and -f on parent: no net force
-                sign = on_o1.astype(np.float64) - on_o2
-                self.add_force(sign @ forces)
-        elif step.valid:
-            self.add_force(np.zeros(3))
+        if not len(rows):
+            return [], [], [], np.zeros(3) if step.valid else None
+        items = step.items
+        records = [items[r] for r in rows.tolist()]
+        # the other side; a contact inside parent on both sides is seen from o1's, as
+        # Contact.report does
+        others = np.where(on_o1, step.o2_array[rows], step.o1_array[rows])
+        partners = list(dict.fromkeys(others.tolist()))
+        forces = step.forces[rows]
+        blocks = [np.where(on_o1[:, None], forces, -forces)]
+        if not step.valid:
+            return records, partners, blocks, None
+        # such a contact puts f and -f on parent: no net force
+        sign = on_o1.astype(np.float64) - on_o2
+        with np.errstate(over="ignore", invalid="ignore"):
+            net = sign @ forces
+        if not np.isfinite(net).all():
+            raise SensorValueError(
+                f"forces must sum to a finite net force on the sensor's shape "
+                f"{describe(self.parent)}, got forces whose sum overflows; give smaller forces"
+            )
+        return records, partners, blocks, net
+
+    def _apply(self, reading: _Reading, step_time: float) -> None:
+        """One step from a hub, as :meth:`_read` worked it out: clear, add, add_force, tick."""
+        records, partners, blocks, net = reading
+        self.clear()
+        self.records = records
+        self.partners = partners
+        self.in_contact = bool(records)
+        self._force_blocks = blocks
+        if net is not None:
+            self.add_force(net)  # finite: _read refused a net force that overflows
         self.tick(step_time)
 
     # ------------------------------------------------------------------ plotting
@@ -369,7 +406,8 @@ class ObjectContactSensor:
         :attr:`parent`) and is ``normal force x force_scale`` long, where the normal force is
         the component of the record's force along that normal. On 2D axes the x-y projection
         is drawn; on 3D axes (``projection='3d'``) the drawing is 3D. Does nothing when the
-        sensor is already drawn (call :meth:`plot_clear` first to draw elsewhere).
+        sensor is already drawn (call :meth:`plot_clear` first to draw elsewhere); a drawing
+        taken off its axes (by ``ax.cla()``, say) counts as none.
 
         Parameters
         ----------
@@ -401,8 +439,9 @@ class ObjectContactSensor:
             )
         if state is not None:
             self.step(state)
-        if self._point_artist is not None:
+        if self._point_artist is not None and self._point_artist.axes is not None:
             return
+        self.plot_clear()  # artists taken off their axes (by ax.cla(), say) are drawn anew
         style = {key: getattr(self, key) for key in _STYLE_KEYS}
         style.update(_check_style(kwargs))
         three_d = is_3d(ax)
@@ -461,9 +500,10 @@ class ObjectContactSensor:
             self._force_artist.set_segments(list(segments[:, :, :2]))
 
     def plot_clear(self) -> None:
-        """Remove the drawing from the axes."""
+        """Remove the drawing from the axes; artists already taken off them (by ``ax.cla()``,
+        say) are left as they are."""
         for artist in (self._point_artist, self._force_artist):
-            if artist is not None:
+            if artist is not None and artist.axes is not None:
                 artist.remove()
         self._ax = None
         self._point_artist = None

@@ -98,7 +98,7 @@ def hub(rng: np.random.Generator, env: Any) -> Case:
         pick = V.Pick(sensors_arg, expect)
         assign = bool(rng.integers(2))  # given to the constructor, or assigned afterwards
     elif which == "max_contacts":
-        pick = V.integer(rng, 1)
+        pick = V.integer(rng, 1, S.hub.MAX_CONTACTS_PER_PAIR)
         hub_kwargs["max_contacts_per_pair"] = pick.value
         param = "max_contacts_per_pair"
     else:
