@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from ._validate import describe, finite_real, positive_real
+from ._validate import describe, finite_real, flag, numbers, positive_real, size
 from .color import DEFAULT_COLOR, parse_color
 from .contact import Contacts
 from .errors import InvalidArgumentError, ShapeTypeError
@@ -249,11 +249,11 @@ def _size(leaves: Sequence[CollisionShape], extra: np.ndarray) -> float:
 def _patch(leaves: Sequence[CollisionShape], extra: np.ndarray, given: Any) -> _Patch:
     """Where the squares of half-spaces go: around the rest, 1.5 times its size, or of the
     side ``given`` (2 m when there is nothing else)."""
+    # Checked even without a half-space, so that a bad value never waits for one to show up;
+    # bounded like a shape's size: a square 1e308 wide has infinite corners.
+    side = None if given is None else size(given, "halfspace_size", error=InvalidArgumentError)
     if not any(isinstance(leaf, HalfSpace) for leaf in leaves):
         return _NO_PATCH
-    side = None
-    if given is not None:
-        side = positive_real(given, "halfspace_size", error=InvalidArgumentError)
     found = _span(leaves, extra)
     if found is None:
         return _Patch(np.zeros(3), 2.0 if side is None else side)
@@ -272,8 +272,8 @@ def triangles(*objects: Any, halfspace_size: float | None = None) -> np.ndarray:
         cells' boxes; a half-space is a square on its boundary plane, centred next to the
         other objects.
     halfspace_size : float, optional
-        Side of a half-space's square in metres; by default 1.5 times the extent of the other
-        objects (2 m when there are none).
+        Side of a half-space's square in metres, within [1e-5, 1e6] (the sizes shapes take); by
+        default 1.5 times the extent of the other objects (2 m when there are none).
 
     Returns
     -------
@@ -319,24 +319,65 @@ def _contact_vectors(
     if forces is None:
         vectors = normal * np.abs(contacts.penetration_depth).reshape(n, 1)
     else:
-        array = np.asarray(forces, dtype=float)
-        if array.shape == (n,):
-            vectors = normal * array[:, None]
-        elif array.shape == (n, 3):
-            vectors = array
-        else:
+        array = numbers(
+            forces,
+            "forces",
+            f"an array of shape ({n},) or ({n}, 3) of real numbers",
+            error=InvalidArgumentError,
+        )
+        if array.shape not in ((n,), (n, 3)):
             raise InvalidArgumentError(
                 f"forces must have shape ({n},) or ({n}, 3) for {n} contacts, got shape "
                 f"{array.shape}"
             )
-        if not np.isfinite(vectors).all():
-            raise InvalidArgumentError("forces must be finite, got a NaN or infinite value")
+        if not np.isfinite(array).all():  # before multiplying: inf times a 0 component is NaN
+            raise InvalidArgumentError(f"forces must be finite, got {describe(forces)}")
+        vectors = normal * array[:, None] if array.ndim == 1 else array
+    peak = float(np.abs(vectors).max()) if n else 0.0
     if scale is None:
-        longest = float(np.linalg.norm(vectors, axis=1).max()) if n else 0.0
-        scale = 0.15 * size / longest if longest > 0.0 else 1.0
+        if peak == 0.0:
+            return pos, vectors
+        # Divided by the peak first: the norms of forces near 1e308 (or 1e-320) would overflow.
+        unit = vectors / peak
+        return pos, unit * (0.15 * size / float(np.linalg.norm(unit, axis=1).max()))
+    with np.errstate(over="ignore"):
+        lines = vectors * _scale(scale)
+    if not np.isfinite(lines).all():
+        raise InvalidArgumentError(
+            f"scale is too large for these {'forces' if forces is not None else 'depths'}: "
+            f"the lines would be infinitely long, got {describe(scale)} (largest value {peak:g})"
+        )
+    return pos, lines
+
+
+def _scale(scale: Any) -> float:
+    # Zero would hide every line and a negative scale draws them backwards.
+    return positive_real(scale, "scale", error=InvalidArgumentError)
+
+
+def _contact_options(contacts: Contacts | None, forces: Any, scale: Any) -> float | None:
+    """``scale`` checked (None stays None); forces without contacts are refused."""
+    if contacts is None and forces is not None:
+        raise InvalidArgumentError(
+            f"forces are drawn at contacts, and contacts is None: pass contacts too, or no "
+            f"forces (got forces={describe(forces)})"
+        )
+    return None if scale is None else _scale(scale)
+
+
+def _contact_color(color: Any) -> Any:
+    """``color`` if matplotlib can draw in it; bools, NaN and non-numbers are refused."""
+    from matplotlib.colors import is_color_like
+
+    what = "a matplotlib colour (a name, a hex string or 3-4 numbers in [0, 1])"
+    if isinstance(color, str):
+        if is_color_like(color):
+            return color
     else:
-        scale = finite_real(scale, "scale", error=InvalidArgumentError)
-    return pos, vectors * scale
+        rgba = numbers(color, "color", what, error=InvalidArgumentError)
+        if is_color_like(rgba) and np.isfinite(rgba).all():
+            return tuple(rgba.tolist())
+    raise InvalidArgumentError(f"color must be {what}, got {describe(color)}")
 
 
 def plot_contacts(
@@ -361,36 +402,43 @@ def plot_contacts(
     forces : array_like, shape (n,) or (n, 3), optional
         Force magnitudes along each normal (N), or force vectors (N, world frame).
     scale : float, optional
-        Metres of line per metre of depth (or per newton); by default the longest line is 15%
-        of the drawing's size.
+        Metres of line per metre of depth (or per newton), positive; by default the longest
+        line is 15% of the drawing's size.
     color : matplotlib colour
-        Of the dots and lines.
+        Of the dots and lines: a name, a hex string or 3-4 numbers in [0, 1].
 
     Returns
     -------
     matplotlib Axes3D
         The axes drawn on.
+
+    Raises
+    ------
+    ShapeTypeError
+        For contacts that are not a :class:`Contacts`, or forces or a colour that are not
+        numbers (strings, booleans, complex numbers, masked arrays, ...).
+    InvalidArgumentError
+        For forces of the wrong shape or not finite, a scale that is not positive and finite, or
+        a colour matplotlib does not know.
     """
     _require_matplotlib()
-    ax = _axes(ax)
+    color = _contact_color(color)
     pos = contacts.pos.reshape(-1, 3) if isinstance(contacts, Contacts) else np.zeros((0, 3))
-    _draw_contacts(ax, contacts, forces, scale, color, _size([], pos))
+    pos, vectors = _contact_vectors(contacts, forces, scale, _size([], pos))
+    ax = _axes(ax)  # after the checks: a refused call opens no figure
+    _draw_contacts(ax, pos, vectors, color)
     _fit(ax, pos)
     return ax
 
 
-def _draw_contacts(
-    ax: Any, contacts: Contacts, forces: Any, scale: float | None, color: Any, size: float
-) -> np.ndarray:
+def _draw_contacts(ax: Any, pos: np.ndarray, vectors: np.ndarray, color: Any) -> None:
     from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
-    pos, vectors = _contact_vectors(contacts, forces, scale, size)
     if len(pos) == 0:
-        return pos
+        return
     ax.scatter(*pos.T, s=40, color=color, edgecolors="black", depthshade=False, zorder=10)
     segments = np.stack([pos, pos + vectors], axis=1)
     ax.add_collection3d(Line3DCollection(segments, colors=color, linewidths=2.5, zorder=10))
-    return np.concatenate([pos, pos + vectors])
 
 
 # ------------------------------------------------------------------------ matplotlib
@@ -433,7 +481,7 @@ def plot(
     contacts: Contacts | None = None,
     forces: Any = None,
     scale: float | None = None,
-    highlight: Iterable[CollisionShape] = (),
+    highlight: Any = (),
     color: Any = None,
     alpha: float = 0.5,
     edges: bool = False,
@@ -455,10 +503,11 @@ def plot(
     contacts : Contacts, optional
         Drawn with :func:`plot_contacts` (``forces`` and ``scale`` as there).
     forces : array_like, shape (n,) or (n, 3), optional
+        Only with ``contacts``.
     scale : float, optional
-    highlight : iterable of CollisionShape
-        Leaves (or groups, whose leaves are meant) drawn in orange-red, e.g. the links in
-        collision.
+    highlight : CollisionShape, CollisionShapeGroup, Scene, RobotModel, or an iterable of them
+        What to draw in orange-red (the leaves of a group, scene or robot), e.g. the links in
+        collision; one object counts as a one-element iterable, ``None`` as an empty one.
     color : colour, optional
         For the leaves left in the default grey (a name, hex string or RGB(A) tuple, as
         shapes take it); by default each object passed gets a colour of its own.
@@ -473,6 +522,15 @@ def plot(
     -------
     matplotlib Axes3D
         The axes drawn on (``ax.figure.savefig(path)`` writes the picture).
+
+    Raises
+    ------
+    ShapeTypeError
+        For what is not a shape, group, scene or robot (among ``objects`` or in ``highlight``),
+        ``edges`` that is not a bool, or values of the wrong type (see :func:`plot_contacts`).
+    InvalidArgumentError
+        For ``alpha`` outside [0, 1], ``halfspace_size`` outside [1e-5, 1e6], ``forces`` without
+        ``contacts``, and the bad contact arguments :func:`plot_contacts` refuses.
     """
     _require_matplotlib()
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection
@@ -480,32 +538,51 @@ def plot(
     opacity = finite_real(alpha, "alpha", error=InvalidArgumentError)
     if not 0.0 <= opacity <= 1.0:
         raise InvalidArgumentError(f"alpha must be in [0, 1], got {describe(alpha)}")
-    ax = _axes(ax)
+    outlined = flag(edges, "edges")
+    scale = _contact_options(contacts, forces, scale)
     leaves, colors = _colored_leaves(objects, None if color is None else parse_color(color))
-    marked = {id(leaf) for item in highlight for leaf in _leaves_of(item, "highlight")}
+    marked = _highlighted(highlight)
     pos = np.zeros((0, 3)) if contacts is None else _contact_vectors(contacts, None, 1.0, 1.0)[0]
     parts = _leaf_triangles(leaves, halfspace_size, pos)
-    drawn = [pos]
+    points = np.concatenate(
+        [pos] + [tri.reshape(-1, 3) for leaf, tri in parts if not isinstance(leaf, HalfSpace)]
+    )
+    if contacts is not None:
+        pos, vectors = _contact_vectors(contacts, forces, scale, _size([], points))
+        points = np.concatenate([points, pos + vectors])
+    if len(points) == 0:  # only half-spaces: fit their squares
+        points = np.concatenate([tri.reshape(-1, 3) for _, tri in parts] or [np.zeros((1, 3))])
+    ax = _axes(ax)  # after the checks: a refused call opens no figure and draws nothing
     for (leaf, tri), own in zip(parts, colors, strict=True):
         rgba = _HIGHLIGHT if id(leaf) in marked else own
         face = (*rgba[:3], opacity * rgba[3])
-        edge = (0.2, 0.2, 0.2, 0.4) if edges else face
+        edge = (0.2, 0.2, 0.2, 0.4) if outlined else face
         surface = Poly3DCollection(
-            tri, facecolors=face, edgecolors=edge, linewidths=0.3 if edges else 0.0, shade=True
+            tri, facecolors=face, edgecolors=edge, linewidths=0.3 if outlined else 0.0, shade=True
         )  # shaded by a light from the upper left, so that round shapes look round
         ax.add_collection3d(surface)
-        if not isinstance(leaf, HalfSpace):
-            drawn.append(tri.reshape(-1, 3))
-    points = np.concatenate(drawn)
     if contacts is not None:
-        size = _size([], points)
-        points = np.concatenate(
-            [points, _draw_contacts(ax, contacts, forces, scale, _CONTACT_COLOR, size)]
-        )
-    if len(points) == 0:  # only half-spaces: fit their squares
-        points = np.concatenate([tri.reshape(-1, 3) for _, tri in parts] or [np.zeros((1, 3))])
+        _draw_contacts(ax, pos, vectors, _CONTACT_COLOR)
     _fit(ax, points)
     return ax
+
+
+def _highlighted(highlight: Any) -> set[int]:
+    """The ids of the leaves ``highlight`` means: of one object, or of each in an iterable."""
+    if highlight is None:
+        return set()
+    if isinstance(highlight, (CollisionShape, CollisionShapeGroup, Scene, RobotModel)):
+        items = [highlight]  # a group or scene is iterable, but is meant whole
+    elif isinstance(highlight, Iterable) and not isinstance(highlight, (str, bytes)):
+        items = list(highlight)
+    else:
+        raise ShapeTypeError(
+            "highlight must be a spatialcontact shape, group, Scene or RobotModel, an iterable "
+            f"of them, or None, got {describe(highlight)}"
+        )
+    return {
+        id(leaf) for i, item in enumerate(items) for leaf in _leaves_of(item, f"highlight[{i}]")
+    }
 
 
 # ------------------------------------------------------------------------ trimesh
@@ -520,9 +597,12 @@ def to_trimesh_scene(
 ) -> trimesh.Scene:
     """The drawing of :func:`plot` as a ``trimesh.Scene``, for GLB, OBJ, PLY, ... files.
 
-    Every leaf becomes a mesh node (named ``shape.name`` when it has one) placed at its world
-    pose, coloured with ``shape.color``; each contact becomes a small gold sphere at ``pos`` and
-    a thin gold cylinder along its normal, sized as :func:`plot_contacts` sizes the lines.
+    Every leaf becomes a mesh node placed at its world pose, coloured with ``shape.color``;
+    each contact becomes a small gold sphere at ``pos`` (node ``contact_i``) and a thin gold
+    cylinder along its normal (``normal_i``), sized as :func:`plot_contacts` sizes the lines.
+    A leaf's node is named ``shape.name``, or ``<stype>_<k>`` for the k-th leaf when it has no
+    name (``sphere_0``); a name already taken gets the first free suffix ``_2``, ``_3``, ...
+    (two shapes named ``ball`` give ``ball`` and ``ball_2``), so no node replaces another.
 
     Parameters
     ----------
@@ -530,6 +610,7 @@ def to_trimesh_scene(
         What to export (see :func:`triangles`).
     contacts : Contacts, optional
     forces : array_like, shape (n,) or (n, 3), optional
+        Only with ``contacts``.
     scale : float, optional
         As in :func:`plot_contacts`.
     halfspace_size : float, optional
@@ -540,6 +621,11 @@ def to_trimesh_scene(
     trimesh.Scene
         ``scene.export("picture.glb")`` writes a file any glTF viewer opens.
 
+    Raises
+    ------
+    ShapeTypeError, InvalidArgumentError
+        As :func:`plot` raises them.
+
     Examples
     --------
     >>> from spatialcontact import Cuboid, Sphere
@@ -549,28 +635,47 @@ def to_trimesh_scene(
     """
     import trimesh
 
+    scale = _contact_options(contacts, forces, scale)
     leaves, colors = _colored_leaves(objects)
     pos = np.zeros((0, 3)) if contacts is None else _contact_vectors(contacts, None, 1.0, 1.0)[0]
     patch = _patch(leaves, pos, halfspace_size)
+    if contacts is not None:  # checks forces even when there are no contacts to draw
+        size = _size(leaves, pos) if len(contacts) else 1.0
+        points, vectors = _contact_vectors(contacts, forces, scale, size)
     out = trimesh.Scene()
+    taken: set[str] = set()
     for k, (leaf, own) in enumerate(zip(leaves, colors, strict=True)):
         v, f = _local_mesh(leaf, patch)
         rgba = np.round(np.asarray(own) * 255).astype(np.uint8)
         mesh = trimesh.Trimesh(v, f, face_colors=np.tile(rgba, (len(f), 1)), process=False)
-        label = leaf.name if leaf.name is not None else f"{leaf.stype}_{k}"
+        label = _free(leaf.name if leaf.name is not None else f"{leaf.stype}_{k}", taken)
         out.add_geometry(mesh, node_name=label, geom_name=label, transform=np.array(leaf.world_T))
-    if contacts is not None and len(contacts):
-        size = _size(leaves, pos)
-        points, vectors = _contact_vectors(contacts, forces, scale, size)
+    if contacts is not None:
         radius = 0.01 * size
         for i, (p, v) in enumerate(zip(points, vectors, strict=True)):
             dot = trimesh.creation.icosphere(subdivisions=1, radius=radius)
             dot.apply_translation(p)
-            out.add_geometry(_gold(dot), node_name=f"contact_{i}", geom_name=f"contact_{i}")
+            label = _free(f"contact_{i}", taken)
+            out.add_geometry(_gold(dot), node_name=label, geom_name=label)
             if float(np.linalg.norm(v)) > 0.0:
                 line = trimesh.creation.cylinder(radius / 3, segment=[p, p + v], sections=8)
-                out.add_geometry(_gold(line), node_name=f"normal_{i}", geom_name=f"normal_{i}")
+                label = _free(f"normal_{i}", taken)
+                out.add_geometry(_gold(line), node_name=label, geom_name=label)
     return out
+
+
+def _free(label: str, taken: set[str]) -> str:
+    """``label``, or when taken the first of ``label_2``, ``label_3``, ... that is free; the
+    name returned is added to ``taken``.
+
+    trimesh replaces a node given a name already used, so a clash would lose a shape.
+    """
+    name, k = label, 1
+    while name in taken:
+        k += 1
+        name = f"{label}_{k}"
+    taken.add(name)
+    return name
 
 
 def _gold(mesh: Any) -> Any:

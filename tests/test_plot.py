@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import subprocess
 import sys
+from typing import Any
 
 import matplotlib
 import numpy as np
@@ -153,6 +155,30 @@ def test_triangles_refuses_what_is_not_a_shape() -> None:
         triangles(sc.HalfSpace(), halfspace_size=-1)
 
 
+SIZES = "(sizes must lie in [1e-05, 1e+06] m)"
+
+
+@pytest.mark.parametrize(
+    ("objects", "given", "message"),
+    [
+        ((sc.Sphere(0.1),), -1, f"halfspace_size must be positive, got -1 {SIZES}"),
+        ((sc.Sphere(0.1),), math.nan, f"halfspace_size must be finite, got nan {SIZES}"),
+        ((sc.HalfSpace(),), 1e308, f"halfspace_size is too large, got 1e+308 {SIZES}"),
+        ((sc.HalfSpace(),), 1e-6, f"halfspace_size is too small, got 1e-06 {SIZES}"),
+    ],
+    ids=["negative-without-half-space", "nan-without-half-space", "huge", "tiny"],
+)
+def test_halfspace_size_is_a_size_whether_or_not_a_half_space_is_drawn(
+    objects: tuple[sc.CollisionShape, ...], given: float, message: str
+) -> None:
+    # Unchecked before without a half-space; 1e308 gave numpy's LinAlgError in plot().
+    for call in (triangles, plot, to_trimesh_scene):
+        with pytest.raises(sc.InvalidArgumentError, match=re.escape(message)):
+            call(*objects, halfspace_size=given)
+    assert not plt.get_fignums()  # refused before a figure was opened
+    assert np.ptp(triangles(sc.HalfSpace(), halfspace_size=1e6)[:, :, 0]) == pytest.approx(1e6)
+
+
 # ------------------------------------------------------------------------ matplotlib
 
 
@@ -183,6 +209,48 @@ def test_plot_colours_own_palette_highlight() -> None:
     ax = plot(plain, color="blue")
     face = next(c for c in ax.collections if isinstance(c, Poly3DCollection)).get_facecolor()
     assert face[:, 2].max() > 0.8 and face[:, 0].max() < 0.1
+
+
+def highlighted(ax: Any) -> list[bool]:
+    """For each surface drawn, whether it is in the highlight's orange-red."""
+    faces = [c.get_facecolor() for c in ax.collections if isinstance(c, Poly3DCollection)]
+    return [bool(f[:, 0].max() > 0.8 and f[:, 2].max() < 0.3) for f in faces]
+
+
+def test_highlight_takes_one_object_or_none() -> None:
+    # A single shape or None raised a raw "not iterable" TypeError.
+    a = sc.Cuboid([0.1, 0.1, 0.1])
+    b = sc.Cuboid([0.1, 0.1, 0.1], pose=SE3.Trans(0.5, 0, 0))
+    group = sc.CollisionShapeGroup([sc.Sphere(0.1), sc.Sphere(0.1, pose=SE3.Trans(0, 0.5, 0))])
+    assert highlighted(plot(a, b, highlight=b, alpha=1.0)) == [False, True]
+    assert highlighted(plot(a, b, highlight=None, alpha=1.0)) == [False, False]
+    assert highlighted(plot(a, group, highlight=group, alpha=1.0)) == [False, True, True]
+    assert highlighted(plot(a, group, highlight=(x for x in [a]), alpha=1.0)) == [
+        True,
+        False,
+        False,
+    ]
+
+
+@pytest.mark.parametrize("highlight", [5, "ball", b"ball"], ids=["int", "str", "bytes"])
+def test_highlight_must_be_shapes(highlight: object) -> None:
+    with pytest.raises(sc.ShapeTypeError) as raised:
+        plot(sc.Sphere(0.1), highlight=highlight)
+    assert str(raised.value) == (
+        "highlight must be a spatialcontact shape, group, Scene or RobotModel, an iterable of "
+        f"them, or None, got {highlight!r}"
+    )
+
+
+def test_edges_must_be_a_bool() -> None:
+    # "yes" was taken as true.
+    with pytest.raises(sc.ShapeTypeError) as raised:
+        plot(sc.Sphere(0.1), edges="yes")  # type: ignore[arg-type]
+    assert str(raised.value) == "edges must be True or False, got 'yes'"
+    assert not plt.get_fignums()
+    ax = plot(sc.Sphere(0.1), edges=np.True_)  # type: ignore[arg-type]
+    surface = next(c for c in ax.collections if isinstance(c, Poly3DCollection))
+    assert surface.get_linewidth()[0] == pytest.approx(0.3)
 
 
 def test_plot_on_given_axes_keeps_what_was_drawn_in_the_limits() -> None:
@@ -259,9 +327,11 @@ def test_no_contacts_draws_no_lines() -> None:
             r"alpha must be in \[0, 1\], got 2",
         ),
         (
-            lambda c, ax: plot(sc.Sphere(1.0), highlight=["x"]),  # type: ignore[list-item]
+            lambda c, ax: plot(sc.Sphere(1.0), highlight=["x"]),
             sc.ShapeTypeError,
-            "highlight must be a spatialcontact shape",
+            re.escape(
+                "highlight[0] must be a spatialcontact shape, group, Scene or RobotModel, got 'x'"
+            ),
         ),
         (lambda c, ax: plot(sc.Sphere(1.0), color="nocolour"), sc.InvalidShapeError, "nocolour"),
     ],
@@ -282,6 +352,161 @@ def test_bad_input_raises_naming_it(call: object, error: type[Exception], messag
     flat = plt.figure().add_subplot()
     with pytest.raises(error, match=message):
         call(contacts, flat)  # type: ignore[operator]
+
+
+class Opaque:
+    """An object that is not a number, with a repr that does not change between runs."""
+
+    def __repr__(self) -> str:
+        return "Opaque()"
+
+
+FORCES_1 = "forces must be an array of shape (1,) or (1, 3) of real numbers, got"
+
+
+@pytest.mark.parametrize(
+    ("forces", "error", "message"),
+    [
+        (["1"], sc.ShapeTypeError, f"{FORCES_1} ['1'] (strings)"),
+        (["a"], sc.ShapeTypeError, f"{FORCES_1} ['a'] (strings)"),
+        ([True], sc.ShapeTypeError, f"{FORCES_1} [True] (booleans)"),
+        (
+            [[1.0, True, 0.0]],
+            sc.ShapeTypeError,
+            f"{FORCES_1} [[1.0, True, 0.0]] (booleans or masked arrays among the values)",
+        ),
+        ([1 + 2j], sc.ShapeTypeError, f"{FORCES_1} [(1+2j)] (complex numbers)"),
+        ([None], sc.ShapeTypeError, f"{FORCES_1} [None] (None among the values)"),
+        (Opaque(), sc.ShapeTypeError, f"{FORCES_1} Opaque()"),
+        (
+            10**400,
+            sc.InvalidArgumentError,
+            "forces must be an array of shape (1,) or (1, 3) of real numbers within float range "
+            "(about ±1.8e308), got 1.000e+400",
+        ),
+        ([math.inf], sc.InvalidArgumentError, "forces must be finite, got [inf]"),
+    ],
+    ids=[
+        "digit-string",
+        "string",
+        "bool",
+        "bool-among-floats",
+        "complex",
+        "none",
+        "object",
+        "huge-int",
+        "inf",
+    ],
+)
+def test_forces_must_be_real_numbers(forces: object, error: type[Exception], message: str) -> None:
+    # Strings, booleans and complex numbers were converted silently or raised numpy's errors.
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    with pytest.raises(error, match=re.escape(message)):
+        plot_contacts(contacts, forces=forces)
+
+
+def test_masked_forces_are_refused() -> None:
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    masked = np.ma.masked_array([1.0], mask=[True])
+    with pytest.raises(sc.ShapeTypeError) as raised:
+        plot_contacts(contacts, forces=masked)
+    assert str(raised.value) == (
+        f"{FORCES_1} {masked!r} (a masked array: fill or compress it first)"
+    )
+
+
+def test_forces_given_to_the_trimesh_export_are_checked_even_without_contacts() -> None:
+    box = sc.Cuboid()
+    with pytest.raises(sc.ShapeTypeError) as raised:
+        to_trimesh_scene(box, contacts=sc.Contacts(), forces="bad")
+    assert str(raised.value) == (
+        "forces must be an array of shape (0,) or (0, 3) of real numbers, got 'bad'"
+    )
+    assert set(to_trimesh_scene(box, contacts=sc.Contacts(), forces=[]).geometry) == {"cuboid_0"}
+
+
+def test_forces_without_contacts_are_refused() -> None:
+    message = (
+        "forces are drawn at contacts, and contacts is None: pass contacts too, or no forces "
+        "(got forces=[1.0])"
+    )
+    for call in (plot, to_trimesh_scene):
+        with pytest.raises(sc.InvalidArgumentError) as raised:
+            call(sc.Sphere(0.1), forces=[1.0])
+        assert str(raised.value) == message
+
+
+@pytest.mark.parametrize(
+    ("color", "error", "message"),
+    [
+        ("notacolor", sc.InvalidArgumentError, "'notacolor'"),
+        (5, sc.InvalidArgumentError, "5"),
+        ((1, 0, 0, 2), sc.InvalidArgumentError, "(1, 0, 0, 2)"),
+        ((math.nan, 0, 0), sc.InvalidArgumentError, "(nan, 0, 0)"),
+        (None, sc.ShapeTypeError, "None"),
+        (
+            (True, 0, 0),
+            sc.ShapeTypeError,
+            "(True, 0, 0) (booleans or masked arrays among the values)",
+        ),
+        (Opaque(), sc.ShapeTypeError, "Opaque()"),
+    ],
+    ids=["unknown-name", "number", "out-of-range", "nan", "none", "bools", "object"],
+)
+def test_contact_colour_must_be_a_matplotlib_colour(
+    color: object, error: type[Exception], message: str
+) -> None:
+    # Unchecked before: matplotlib raised its own errors while drawing.
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    with pytest.raises(error) as raised:
+        plot_contacts(contacts, color=color)
+    assert str(raised.value) == (
+        "color must be a matplotlib colour (a name, a hex string or 3-4 numbers in [0, 1]), "
+        f"got {message}"
+    )
+    assert not plt.get_fignums()  # refused before a figure was opened
+
+
+def test_contact_colour_takes_names_hex_and_numbers() -> None:
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    for color, rgb in (("C3", (0.84, 0.15, 0.16)), ("#0000ff", (0, 0, 1)), ([0, 1, 0], (0, 1, 0))):
+        ax = plot_contacts(contacts, color=color)
+        (lines,) = [c for c in ax.collections if isinstance(c, Line3DCollection)]
+        np.testing.assert_allclose(lines.get_color()[0][:3], rgb, atol=0.01)
+
+
+@pytest.mark.parametrize("scale", [-1, 0, -0.5], ids=["minus-one", "zero", "negative"])
+def test_scale_must_be_positive(scale: float) -> None:
+    # A negative scale drew the lines backwards, and plot() checked it only with contacts.
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    message = f"scale must be positive, got {scale!r}"
+    for call in (
+        lambda: plot_contacts(contacts, scale=scale),
+        lambda: plot(sc.Sphere(0.1), contacts=contacts, scale=scale),
+        lambda: plot(sc.Sphere(0.1), scale=scale),
+        lambda: to_trimesh_scene(sc.Sphere(0.1), contacts=contacts, scale=scale),
+    ):
+        with pytest.raises(sc.InvalidArgumentError) as raised:
+            call()
+        assert str(raised.value) == message
+
+
+def test_lines_too_long_for_floats_are_refused_and_huge_forces_autoscale() -> None:
+    contacts = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05)).contacts(sc.HalfSpace())
+    with pytest.raises(sc.InvalidArgumentError) as raised:
+        plot_contacts(contacts, forces=[1e300], scale=1e10)
+    assert str(raised.value) == (
+        "scale is too large for these forces: the lines would be infinitely long, got "
+        "10000000000.0 (largest value 1e+300)"
+    )
+
+    # Without a scale, forces whose norm overflows (or underflows) get the lines of ordinary ones.
+    def line(forces: list[list[float]]) -> np.ndarray:
+        scene = to_trimesh_scene(sc.Cuboid(), contacts=contacts, forces=forces)
+        return np.asarray(scene.geometry["normal_0"].bounds)
+
+    np.testing.assert_allclose(line([[1e308, 1e308, 0.0]]), line([[1.0, 1.0, 0.0]]), atol=1e-12)
+    np.testing.assert_allclose(line([[1e-320, 0.0, 0.0]]), line([[1.0, 0.0, 0.0]]), atol=1e-12)
 
 
 # ------------------------------------------------------------------------ trimesh
@@ -305,6 +530,29 @@ def test_trimesh_scene_places_named_coloured_leaves_and_contacts() -> None:
 def test_trimesh_scene_names_unnamed_leaves_by_type() -> None:
     scene = to_trimesh_scene(sc.Sphere(0.1), sc.Cuboid())
     assert set(scene.geometry) == {"sphere_0", "cuboid_1"}
+
+
+def test_trimesh_scene_keeps_every_leaf_when_names_clash() -> None:
+    # trimesh replaces a node given a name already used: the first ball was lost.
+    small = sc.Sphere(0.1, name="ball")
+    big = sc.Sphere(0.2, name="ball", pose=SE3.Tx(1))
+    scene = to_trimesh_scene(small, big, sc.Sphere(0.3, name="ball_2"), sc.Sphere(0.4, name="ball"))
+    assert scene.graph.nodes_geometry == ["ball", "ball_2", "ball_2_2", "ball_3"]
+    np.testing.assert_allclose(scene.graph["ball_2"][0], big.world_T)
+    assert scene.geometry["ball"].extents == pytest.approx([0.2] * 3, rel=0.05)
+    assert scene.geometry["ball_2"].extents == pytest.approx([0.4] * 3, rel=0.05)
+    # A name like a generated label, and like a contact's.
+    assert to_trimesh_scene(
+        sc.Sphere(0.1, name="sphere_1"), sc.Sphere(0.1)
+    ).graph.nodes_geometry == [
+        "sphere_1",
+        "sphere_1_2",
+    ]
+    ball = sc.Sphere(0.1, pose=SE3.Trans(0, 0, 0.05))
+    scene = to_trimesh_scene(
+        sc.Sphere(0.1, name="contact_0"), ball, contacts=ball.contacts(sc.HalfSpace())
+    )
+    assert scene.graph.nodes_geometry == ["contact_0", "sphere_1", "contact_0_2", "normal_0"]
 
 
 # ------------------------------------------------------------------------ optional import
