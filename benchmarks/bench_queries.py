@@ -720,6 +720,7 @@ FORM_SHAPES: dict[str, Callable[[np.ndarray], sc.CollisionShape]] = {
     "box": lambda T: sc.Cuboid([1.0, 0.8, 0.6], pose=T),
     "capsule": lambda T: sc.Capsule(0.3, 1.0, pose=T),
     "cylinder": lambda T: sc.Cylinder(0.3, 1.0, pose=T),
+    "cone": lambda T: sc.Cone(0.5, 1.0, pose=T),
     "halfspace": lambda T: sc.HalfSpace([0.0, 0.0, 1.0], 0.0, pose=T),
 }
 FORM_PAIRS = [
@@ -728,13 +729,14 @@ FORM_PAIRS = [
     "sphere/capsule",
     "capsule/capsule",
     "sphere/cylinder",
+    "sphere/cone",
     "sphere/halfspace",
     "capsule/halfspace",
     "box/halfspace",
     "cylinder/halfspace",
 ]
 """The pairs with a closed form (``spatialcontact._closed_form_scalar``)."""
-FORM_OVERLAP = {"sphere/capsule", "capsule/capsule", "sphere/cylinder"}
+FORM_OVERLAP = {"sphere/capsule", "capsule/capsule", "sphere/cylinder", "sphere/cone"}
 """Those whose overlaps the package answers with the closed form (Coal is wrong there)."""
 
 

@@ -19,6 +19,8 @@ Shapes, as in the package and in Coal:
   (:func:`capsule_endpoints` gives ``a`` and ``b`` for a pose and a segment length);
 - cylinder: a pose, ``radius`` and the full ``length`` along local z, centred, solid with
   flat caps;
+- cone: a pose, the base ``radius`` and the full ``length`` along local z, centred: the base
+  disc at local ``z = -length / 2``, the apex at ``z = +length / 2``;
 - half-space: the solid ``{x : normal . x <= offset}``, ``normal`` a unit vector in the
   world frame.
 
@@ -42,12 +44,17 @@ Placements where the answer is not unique get fixed answers:
 - a centre inside a cylinder or on its surface: the nearest of the side and the caps, ties to
   the side, then to the cap on the centre's side (+z for a centre on the mid-plane); on the
   axis, the side's direction is local +x;
+- a centre inside a cone or on its surface: the nearest of the slant side and the base, ties
+  to the slant side; on the axis (the apex included), the slant side's direction is the one
+  over local +x. A centre outside the cone nearest to its apex or to its rim circle goes
+  straight to that point; a centre exactly on the rim circle is on the surface (the slant
+  side's normal);
 - a box, capsule or cylinder with a face, edge or side parallel to a half-space's plane: the
   centre of the deepest face, edge, segment or side line.
 
-The box, cylinder and half-space choices are made in the shapes' own frames and turn with a
-rigid motion of both shapes; the concentric-sphere and segment choices are made in the world
-frame and do not.
+The box, cylinder, cone and half-space choices are made in the shapes' own frames and turn
+with a rigid motion of both shapes; the concentric-sphere and segment choices are made in the
+world frame and do not.
 
 A centre closer to a segment, or two segments closer to each other, than about 1e-15 times
 the inputs' size count as on it, or touching. ``d`` is exact to rounding everywhere. The normal
@@ -73,16 +80,19 @@ __all__ = [
     "cylinder_halfspace",
     "point_box",
     "point_capsule",
+    "point_cone",
     "point_cylinder",
     "point_halfspace",
     "point_sphere",
     "sdf_box",
     "sdf_capsule",
+    "sdf_cone",
     "sdf_cylinder",
     "sdf_halfspace",
     "sdf_sphere",
     "sphere_box",
     "sphere_capsule",
+    "sphere_cone",
     "sphere_cylinder",
     "sphere_halfspace",
     "sphere_sphere",
@@ -637,6 +647,100 @@ def sphere_cylinder(
     return _finish(c, radius, k2, 0.0, _to_world(local, rot), s)
 
 
+def sphere_cone(
+    centre: npt.ArrayLike,
+    radius: float,
+    pose: npt.ArrayLike,
+    cone_radius: float,
+    length: float,
+) -> SignedDistance:
+    """Sphere against cone.
+
+    The cone is a solid of revolution: the answer is worked out in the plane through the axis
+    and the centre (radial coordinate ``rho``, axial ``z``) against the triangle (0, -h),
+    (``cone_radius``, -h), (0, h), ``h = length / 2``, whose edge on the axis is no boundary.
+
+    Parameters
+    ----------
+    centre : array_like, shape (N, 3) or (3,), world frame
+        Centres of the sphere.
+    radius : float
+        Radius of the sphere (0 for a point).
+    pose : array_like, shape (N, 4, 4) or (4, 4)
+        Cone frames in the world (rigid); the axis is local z, the apex towards +z.
+    cone_radius : float
+        Radius of the cone's base.
+    length : float
+        Full height of the cone along local z, centred on its origin: the base disc at
+        ``z = -length / 2``, the apex at ``z = +length / 2``.
+
+    Returns
+    -------
+    SignedDistance
+        ``d`` ``(N,)``; ``p1``, ``p2``, ``normal`` ``(N, 3)``, world frame. Outside, ``p2`` is
+        the closest point of the slant side, the base, the rim circle or the apex. A centre
+        inside or on the surface leaves through the nearest of the slant side and the base
+        (ties: the slant side); a centre on the axis leaving through the slant side goes
+        along the slant side's normal over local +x.
+
+    Examples
+    --------
+    >>> r = sphere_cone([0.0, 0.0, -0.5], 0.25, np.eye(4), 1.0, 2.0)
+    >>> round(float(r.d[0]), 12), r.p2.tolist(), r.normal.tolist()
+    (-0.75, [[0.0, 0.0, -1.0]], [[0.0, 0.0, 1.0]])
+    """
+    c = _points(centre)
+    rot, t = _frames(pose)
+    h = 0.5 * length
+    slant = float(np.hypot(cone_radius, length))
+    nr, nz = length / slant, cone_radius / slant  # the slant side's outward normal (rho, z)
+    q = _to_local(c - t, rot)
+    rho = np.hypot(q[:, 0], q[:, 1])
+    z = q[:, 2]
+    radial, centred = _unit(q * _XY, rho)
+    if centred is not None:
+        radial[centred] = _EX
+    a = rho - cone_radius  # from the rim circle
+    b = z + h  # above the base's plane
+    e = z - h  # above the apex
+    # Signed distance to the slant side's line: the answer there, inside (minus the gap) and
+    # outside alike; the foot is on the side for every centre not nearer the apex or rim.
+    s = nr * rho + nz * e
+    below = b < 0.0
+    rim = np.where(below, a > 0.0, a * cone_radius - length * b > 0.0)
+    apex = ~rim & (rho * cone_radius - length * e < 0.0)
+    base = ~rim & ~apex & (below | ((s <= 0.0) & (b < -s)))
+    k_r = rho - s * nr
+    k_z = z - s * nz
+    n_r = np.full_like(rho, -nr)
+    n_z = np.full_like(rho, -nz)
+    if np.count_nonzero(base):
+        k_r[base] = rho[base]
+        k_z[base] = -h
+        n_r[base] = 0.0
+        n_z[base] = 1.0
+        s[base] = -b[base]
+    for corner, at_r, at_z, v_r, v_z in (
+        (rim, cone_radius, -h, a, b),
+        (apex, 0.0, h, rho, e),
+    ):
+        if np.count_nonzero(corner):
+            gap = np.hypot(v_r[corner], v_z[corner])
+            k_r[corner] = at_r
+            k_z[corner] = at_z
+            n_r[corner] = -v_r[corner] / gap
+            n_z[corner] = -v_z[corner] / gap
+            s[corner] = gap
+    k = radial * k_r[:, None]
+    k[:, 2] = k_z
+    if np.count_nonzero(base):
+        k[base, :2] = q[base, :2]
+    local = radial * n_r[:, None]
+    local[:, 2] = n_z
+    k2 = t + _to_world(k, rot)
+    return _finish(c, radius, k2, 0.0, _to_world(local, rot), s)
+
+
 def sphere_halfspace(
     centre: npt.ArrayLike, radius: float, normal: npt.ArrayLike, offset: npt.ArrayLike
 ) -> SignedDistance:
@@ -881,6 +985,31 @@ def point_cylinder(
     return sphere_cylinder(point, 0.0, pose, radius, length)
 
 
+def point_cone(
+    point: npt.ArrayLike, pose: npt.ArrayLike, radius: float, length: float
+) -> SignedDistance:
+    """Point against cone: :func:`sphere_cone` with a radius of 0.
+
+    Parameters
+    ----------
+    point : array_like, shape (N, 3) or (3,), world frame
+        The points (``p1`` is the point itself).
+    pose : array_like, shape (N, 4, 4) or (4, 4)
+        Cone frames in the world (rigid); the axis is local z, the apex towards +z.
+    radius : float
+        Radius of the cone's base.
+    length : float
+        Full height of the cone along local z, centred on its origin.
+
+    Returns
+    -------
+    SignedDistance
+        ``d`` ``(N,)`` (the cone's signed distance at the point); ``p1``, ``p2``, ``normal``
+        ``(N, 3)``, world frame.
+    """
+    return sphere_cone(point, 0.0, pose, radius, length)
+
+
 def point_halfspace(
     point: npt.ArrayLike, normal: npt.ArrayLike, offset: npt.ArrayLike
 ) -> SignedDistance:
@@ -1003,6 +1132,43 @@ def sdf_cylinder(x: npt.ArrayLike, pose: npt.ArrayLike, radius: float, length: f
     out = np.maximum(e, 0.0)
     inside: FloatArray = np.minimum(e.max(axis=1), 0.0)
     return np.hypot(out[:, 0], out[:, 1]) + inside
+
+
+def sdf_cone(x: npt.ArrayLike, pose: npt.ArrayLike, radius: float, length: float) -> FloatArray:
+    """Signed distance of points to a cone.
+
+    Parameters
+    ----------
+    x : array_like, shape (N, 3) or (3,), world frame
+        Query points.
+    pose : array_like, shape (N, 4, 4) or (4, 4)
+        Cone frames in the world (rigid); the axis is local z, the apex towards +z.
+    radius : float
+        Radius of the cone's base.
+    length : float
+        Full height of the cone along local z, centred on its origin: the base disc at
+        ``z = -length / 2``, the apex at ``z = +length / 2``.
+
+    Returns
+    -------
+    ndarray, shape (N,)
+        Distance to the surface, negative inside.
+    """
+    rot, t = _frames(pose)
+    q = _to_local(_points(x) - t, rot)
+    h = 0.5 * length
+    slant = float(np.hypot(radius, length))
+    rho = np.hypot(q[:, 0], q[:, 1])
+    a = rho - radius
+    b = q[:, 2] + h
+    e = q[:, 2] - h
+    rim = np.where(b < 0.0, a > 0.0, a * radius - length * b > 0.0)
+    apex = rho * radius - length * e < 0.0
+    side = (length / slant) * rho + (radius / slant) * e
+    out: FloatArray = np.where(
+        rim, np.hypot(a, b), np.where(apex, np.hypot(rho, e), np.maximum(side, -b))
+    )
+    return out
 
 
 def sdf_halfspace(x: npt.ArrayLike, normal: npt.ArrayLike, offset: npt.ArrayLike) -> FloatArray:

@@ -33,7 +33,7 @@ Form = Callable[[Any, Any], Answer]
 """``form(tf1, tf2) -> (d, p1, p2, normal)``: one leaf pair answered at the placements of its
 two Coal transforms, world frame."""
 
-KINDS = {"sphere": 0, "cuboid": 1, "capsule": 2, "cylinder": 3, "halfspace": 4}
+KINDS = {"sphere": 0, "cuboid": 1, "capsule": 2, "cylinder": 3, "halfspace": 4, "cone": 5}
 """The shape types with closed forms, by their code in :func:`_native.closed_form`."""
 
 PAIRS = frozenset(
@@ -43,6 +43,7 @@ PAIRS = frozenset(
         ("sphere", "capsule"),
         ("capsule", "capsule"),
         ("sphere", "cylinder"),
+        ("sphere", "cone"),
         ("sphere", "halfspace"),
         ("capsule", "halfspace"),
         ("cuboid", "halfspace"),
@@ -54,14 +55,14 @@ PAIRS = frozenset(
 
 def _sizes(shape: Any) -> tuple[float, ...]:
     """What the closed forms read of a shape besides its pose: a sphere's radius, a box's half
-    sides, a capsule's or cylinder's radius and half length, a half-space's local normal and
-    offset."""
+    sides, a capsule's, cylinder's or cone's radius and half length, a half-space's local
+    normal and offset."""
     kind = shape.stype
     if kind == "sphere":
         return (float(shape._radius),)
     if kind == "cuboid":
         return tuple(0.5 * float(v) for v in shape._scale)
-    if kind in ("capsule", "cylinder"):
+    if kind in ("capsule", "cylinder", "cone"):
         return (float(shape._radius), 0.5 * float(shape._length))
     return (*(float(v) for v in shape._normal.tolist()), float(shape._offset))
 

@@ -990,6 +990,46 @@ Answer sphere_cylinder(const Vec& c, double r, const Rows& R, const Vec& t, doub
   return finish(c, r, {t.x + w.x, t.y + w.y, t.z + w.z}, 0.0, world_of(R, local), s);
 }
 
+// The cone of base radius rc and half height half (base disc at z = -half, apex at +half),
+// worked out in the plane through the axis and the centre: spatialcontact._closed_form's
+// sphere_cone, the same cases in the same order.
+Answer sphere_cone(const Vec& c, double r, const Rows& R, const Vec& t, double rc,
+                   double half) {
+  const double length = 2.0 * half;
+  const double slant = std::hypot(rc, length);
+  const double nr = length / slant, nz = rc / slant;
+  const Vec q = local_of(R, sub(c, t));
+  const double rho = std::hypot(q.x, q.y);
+  Vec radial;
+  if (!unit({q.x, q.y, 0.0}, rho, radial)) radial = kEx;
+  const double a = rho - rc, b = q.z + half, e = q.z - half;
+  double s = nr * rho + nz * e;
+  const bool below = b < 0.0;
+  const bool rim = below ? a > 0.0 : a * rc - length * b > 0.0;
+  const bool apex = !rim && rho * rc - length * e < 0.0;
+  const bool base = !rim && !apex && (below || (s <= 0.0 && b < -s));
+  double k_r = rho - s * nr, k_z = q.z - s * nz, n_r = -nr, n_z = -nz;
+  if (base) {
+    k_r = rho;
+    k_z = -half;
+    n_r = 0.0;
+    n_z = 1.0;
+    s = -b;
+  } else if (rim || apex) {
+    const double v_r = rim ? a : rho, v_z = rim ? b : e;
+    const double gap = std::hypot(v_r, v_z);
+    k_r = rim ? rc : 0.0;
+    k_z = rim ? -half : half;
+    n_r = -v_r / gap;
+    n_z = -v_z / gap;
+    s = gap;
+  }
+  const Vec k = base ? Vec{q.x, q.y, k_z} : Vec{radial.x * k_r, radial.y * k_r, k_z};
+  const Vec local = {radial.x * n_r, radial.y * n_r, n_z};
+  const Vec w = world_of(R, k);
+  return finish(c, r, {t.x + w.x, t.y + w.y, t.z + w.z}, 0.0, world_of(R, local), s);
+}
+
 Answer capsule_halfspace(const Vec& a, const Vec& b, double r, const Vec& n, double offset) {
   const Vec axis = sub(b, a);
   const double f = 0.5 - 0.5 * sign_tie(dot(axis, n), std::sqrt(dot(axis, axis)));
@@ -1018,7 +1058,7 @@ Answer cylinder_halfspace(const Rows& R, const Vec& t, double rc, double half, c
 
 // A leaf as the closed forms read it at a placement: its kind (the codes of
 // spatialcontact._closed_form_scalar) and its sizes, with its pose from the Coal transform.
-enum Kind { kSphere = 0, kCuboid = 1, kCapsule = 2, kCylinder = 3, kHalfspace = 4 };
+enum Kind { kSphere = 0, kCuboid = 1, kCapsule = 2, kCylinder = 3, kHalfspace = 4, kCone = 5 };
 
 struct Placed {
   int kind;
@@ -1043,8 +1083,8 @@ PyObject* new_vector(const Vec& v) {
 }
 
 bool read_sizes(PyObject* sizes, int kind, double out[4]) {
-  static const Py_ssize_t counts[5] = {1, 3, 2, 2, 4};
-  if (kind < 0 || kind > 4) return refuse("kind must be 0 to 4");
+  static const Py_ssize_t counts[6] = {1, 3, 2, 2, 4, 2};
+  if (kind < 0 || kind > 5) return refuse("kind must be 0 to 5");
   if (!PyTuple_Check(sizes) || PyTuple_GET_SIZE(sizes) != counts[kind]) {
     return refuse("sizes must be a tuple of floats of the kind's length");
   }
@@ -1091,6 +1131,9 @@ bool answer_of(const Placed& f, const Placed& s, Answer& out) {
       return true;
     case 10 * kSphere + kCylinder:
       out = sphere_cylinder(f.t, f.size[0], s.R, s.t, s.size[0], s.size[1]);
+      return true;
+    case 10 * kSphere + kCone:
+      out = sphere_cone(f.t, f.size[0], s.R, s.t, s.size[0], s.size[1]);
       return true;
     case 10 * kSphere + kHalfspace:
       out = on_plane(f.t, f.size[0], s.n, s.offset);

@@ -424,8 +424,8 @@ def test_hostile_arguments_never_crash() -> None:
         tf = coal.Transform3s()
         sizes = [(), (0.5,), (0.5, 0.5), (0.5, 0.5, 0.5), (0.0, 0.0, 1.0, 0.0), (0.5,) * 5,
                  (float("nan"),), (float("inf"), 0.0), (0.0, 0.0, 0.0, 0.0), (-1.0, 1e308)]
-        for k1 in range(-1, 6):
-            for k2 in range(-1, 6):
+        for k1 in range(-1, 7):
+            for k2 in range(-1, 7):
                 for s1 in sizes:
                     for s2 in sizes:
                         try:
@@ -644,7 +644,7 @@ def test_closed_form_answers_a_known_placement_in_both_orders() -> None:
 @pytest.mark.parametrize(
     ("args", "error", "message"),
     [
-        ((0, 7, False, (1.0,), (1.0,)), TypeError, r"kind must be 0 to 4"),
+        ((0, 7, False, (1.0,), (1.0,)), TypeError, r"kind must be 0 to 5"),
         ((0, 0, False, [1.0], (1.0,)), TypeError, r"sizes must be a tuple of floats"),
         ((0, 0, False, (1.0, 2.0), (1.0,)), TypeError, r"sizes must be a tuple of floats"),
         ((0, 0, False, (1,), (1.0,)), TypeError, r"sizes must be a tuple of floats"),

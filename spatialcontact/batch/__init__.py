@@ -18,8 +18,8 @@ Functions
     (:class:`BatchContacts`). ``a`` may be a :class:`~spatialcontact.Scene` for
     ``iscollided`` (an ``(N, objects)`` matrix) and ``distance``.
 :func:`point_distance`
-    Signed distances of ``N`` points to spheres, boxes, capsules, cylinders and half-spaces
-    (or groups of them), in closed form.
+    Signed distances of ``N`` points to spheres, boxes, capsules, cylinders, cones and
+    half-spaces (or groups of them), in closed form.
 :func:`iter_iscollided`, :func:`iter_distance`, :func:`iter_closest_point`,
 :func:`iter_contacts`, :func:`iter_point_distance`
     The same, chunk by chunk, for batches too long to hold all at once.
@@ -29,7 +29,7 @@ Functions
 
 How the work is done
 --------------------
-Leaf pairs with a closed form (sphere, capsule, box, cylinder and half-space pairs) are
+Leaf pairs with a closed form (sphere, capsule, box, cylinder, cone and half-space pairs) are
 answered for all poses at once in numpy, and agree with Coal to rounding; every other pair goes
 to Coal pose by pose, through the functors the shape queries cache, with ``b``'s Coal
 transforms set straight from the pose array, after a vectorised cull of the poses where the

@@ -8,10 +8,11 @@ distance field of the other shape at its centre, minus its radius), witness poin
 ``closest_point``. Their answers agree with Coal's to rounding (1e-14 on distances and witness
 points over random poses, overlaps included), with two exceptions:
 
-- a sphere overlapping a cylinder: Coal ignores the cylinder's caps there (up to 0.26 m
-  off), and the batch queries ask those placements of the shape queries' own code
-  (:func:`spatialcontact.query._distance_leaves`), so that both give one answer (the yes/no
-  answer agrees);
+- a sphere overlapping a cylinder or a cone: Coal ignores the cylinder's caps there (up to
+  0.26 m off) and its EPA leaves a sphere in a cone up to 4e-4 m short, and the batch queries
+  ask those placements of the shape queries' own code
+  (:func:`spatialcontact.query._distance_leaves`, the compiled closed form), so that both give
+  one answer (the yes/no answer agrees);
 - a capsule and a box have a closed yes/no only (:func:`capsule_box_collides`): Coal
   solves their distance by GJK and EPA, to about 1e-6 m, so distances go to Coal.
 
@@ -89,8 +90,8 @@ class Form(NamedTuple):
         of bool (n,) for ``iscollided``, signed distances (n,) for ``distance``, a
         :class:`~spatialcontact._closed_form.SignedDistance` for ``closest_point``.
     coal_overlap : bool
-        True when Coal answers overlapping placements differently (a sphere in a cylinder):
-        the rows with ``d <= 0`` are then asked of Coal.
+        True when Coal answers overlapping placements differently (a sphere in a cylinder or
+        a cone): the rows with ``d <= 0`` are then asked of the shape queries.
     """
 
     answer: Callable[[Placement, Placement], Any]
@@ -357,6 +358,9 @@ _SOLVE: dict[tuple[str, str], _Of] = {
     ("sphere", "cylinder"): lambda s1, W1, s2, W2: cf.sphere_cylinder(
         W1.centre, s1.radius, W2.T, s2.radius, s2.length
     ),
+    ("sphere", "cone"): lambda s1, W1, s2, W2: cf.sphere_cone(
+        W1.centre, s1.radius, W2.T, s2.radius, s2.length
+    ),
     ("sphere", "halfspace"): lambda s1, W1, s2, W2: cf.sphere_halfspace(
         W1.centre, s1.radius, *_plane(s2, W2)
     ),
@@ -377,12 +381,14 @@ _SDF: dict[str, Callable[[Any, Placement, np.ndarray], np.ndarray]] = {
     "cuboid": lambda s, W, x: cf.sdf_box(x, W.T, s.scale),
     "capsule": lambda s, W, x: cf.sdf_capsule(x, *_ends(s, W), s.radius),
     "cylinder": lambda s, W, x: cf.sdf_cylinder(x, W.T, s.radius, s.length),
+    "cone": lambda s, W, x: cf.sdf_cone(x, W.T, s.radius, s.length),
     "halfspace": lambda s, W, x: cf.sdf_halfspace(x, *_plane(s, W)),
 }
 """Signed distance fields of the leaves that have one, at world points ``x`` (n, 3)."""
 
-_COAL_OVERLAP = frozenset({("sphere", "cylinder")})
-"""Pairs whose overlapping placements Coal answers differently from the closed form."""
+_COAL_OVERLAP = frozenset({("sphere", "cylinder"), ("sphere", "cone")})
+"""Pairs whose overlapping placements Coal answers differently from the closed form (the
+shape queries answer them with their compiled closed form, which the rows then take)."""
 
 
 def _distance(key: tuple[str, str]) -> _Of | None:
@@ -463,7 +469,7 @@ def _reversed(
     return lambda W1, W2: of(second, W2, first, W1)
 
 
-POINT_SHAPES = "spheres, boxes, capsules, cylinders and half-spaces"
+POINT_SHAPES = "spheres, boxes, capsules, cylinders, cones and half-spaces"
 """The leaves :func:`point_form` knows, in words."""
 
 

@@ -248,7 +248,7 @@ def iscollided(
 
     Notes
     -----
-    Pairs of primitives with a closed form (spheres, capsules, boxes, cylinders and
+    Pairs of primitives with a closed form (spheres, capsules, boxes, cylinders, cones and
     half-spaces, see :mod:`spatialcontact._closed_form`) are answered in numpy for all poses
     at once; every other pair goes to Coal pose by pose, through the cached functors of the
     shape queries, after a vectorised cull of the poses where the pair's bounds are apart.
@@ -533,7 +533,7 @@ def point_distance(
     Parameters
     ----------
     a : CollisionShape or CollisionShapeGroup
-        A sphere, box, capsule, cylinder or half-space, or a group of them.
+        A sphere, box, capsule, cylinder, cone or half-space, or a group of them.
     x : array_like, shape (N, 3), world frame
         The points, finite and within ``±MAX_COORDINATE`` m.
     chunk_size, executor, progress
