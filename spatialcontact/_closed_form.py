@@ -705,7 +705,8 @@ def sphere_cone(
     e = z - h  # above the apex
     # Signed distance to the slant side's line: the answer there, inside (minus the gap) and
     # outside alike; the foot is on the side for every centre not nearer the apex or rim.
-    s = nr * rho + nz * e
+    # Measured from the rim, it is exactly 0 there (so a centre on the rim takes the side).
+    s = nr * a + nz * b
     below = b < 0.0
     rim = np.where(below, a > 0.0, a * cone_radius - length * b > 0.0)
     apex = ~rim & (rho * cone_radius - length * e < 0.0)
@@ -1164,7 +1165,7 @@ def sdf_cone(x: npt.ArrayLike, pose: npt.ArrayLike, radius: float, length: float
     e = q[:, 2] - h
     rim = np.where(b < 0.0, a > 0.0, a * radius - length * b > 0.0)
     apex = rho * radius - length * e < 0.0
-    side = (length / slant) * rho + (radius / slant) * e
+    side = (length / slant) * a + (radius / slant) * b  # exactly 0 on the rim
     out: FloatArray = np.where(
         rim, np.hypot(a, b), np.where(apex, np.hypot(rho, e), np.maximum(side, -b))
     )

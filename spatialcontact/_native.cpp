@@ -1003,7 +1003,7 @@ Answer sphere_cone(const Vec& c, double r, const Rows& R, const Vec& t, double r
   Vec radial;
   if (!unit({q.x, q.y, 0.0}, rho, radial)) radial = kEx;
   const double a = rho - rc, b = q.z + half, e = q.z - half;
-  double s = nr * rho + nz * e;
+  double s = nr * a + nz * b;  // from the rim: exactly 0 there (the rim takes the side)
   const bool below = b < 0.0;
   const bool rim = below ? a > 0.0 : a * rc - length * b > 0.0;
   const bool apex = !rim && rho * rc - length * e < 0.0;

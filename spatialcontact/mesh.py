@@ -77,14 +77,24 @@ def _faces(value: Any, n_vertices: int) -> np.ndarray:
         )
     if len(faces) == 0:
         raise InvalidMeshError("faces is empty: a mesh needs at least one triangle")
-    if faces.dtype.kind not in "iu":
-        if faces.dtype.kind != "f" or not np.all(faces == np.round(faces)):
-            raise InvalidMeshError(f"faces must hold integer indices, got {describe(value)}")
-    low, high = int(faces.min()), int(faces.max())  # as given (before any wrap to int64)
+    kind = faces.dtype.kind
+    if (
+        kind == "O"
+        and not isinstance(value, np.ndarray)  # an object array is refused, as everywhere
+        and all(type(index) is int for index in faces.flat)
+    ):
+        low, high = min(faces.flat), max(faces.flat)  # Python ints beyond int64: out of range
+    elif kind not in "iuf":  # strings, complex numbers, other objects
+        raise ShapeTypeError(f"faces must hold integer indices, got {describe(value)}")
+    elif kind == "f" and not np.all(np.isfinite(faces) & (faces == np.round(faces))):
+        raise InvalidMeshError(f"faces must hold integer indices, got {describe(value)}")
+    else:
+        low, high = faces.min(), faces.max()  # as given (before any wrap to int64)
     if low < 0 or high >= n_vertices:
         wrong = low if low < 0 else high
+        shown = f"{wrong:g}" if kind == "f" else describe(int(wrong))
         raise InvalidMeshError(
-            f"faces index vertex {wrong}, outside the {n_vertices} vertices (0..{n_vertices - 1})"
+            f"faces index vertex {shown}, outside the {n_vertices} vertices (0..{n_vertices - 1})"
         )
     faces = faces.astype(np.int64)
     faces.flags.writeable = False

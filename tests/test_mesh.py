@@ -248,7 +248,7 @@ def test_bad_mesh_arrays(vertices: Any, faces: Any, message: str) -> None:
         np.array([[True, False, True]]),
         [[False, True, 2]],
         [(0, 1, np.True_)],
-        np.ma.masked_array([[0, 1, 2]], mask=[[0, 0, 1]]),
+        np.ma.masked_array([[0, 1, 2]], mask=[[False, False, True]]),
     ],
     ids=["bools", "bool-array", "bool-in-list", "numpy-bool-in-tuple", "masked"],
 )
@@ -260,6 +260,40 @@ def test_faces_holding_booleans_or_a_mask_are_a_type_error(faces: Any) -> None:
         f"faces must hold integer indices, got {describe(faces)} (booleans or masked arrays "
         "among the values)"
     )
+
+
+@pytest.mark.parametrize(
+    ("faces", "error", "message"),
+    [
+        (
+            [[0, 1, math.inf]],
+            sc.InvalidMeshError,
+            "faces must hold integer indices, got [[0, 1, inf]]",
+        ),
+        (
+            [["0", "1", "2"]],
+            sc.ShapeTypeError,
+            "faces must hold integer indices, got [['0', '1', '2']]",
+        ),
+        ([[0, 1, 1j]], sc.ShapeTypeError, "faces must hold integer indices, got [[0, 1, 1j]]"),
+        (
+            [[0, 1, 1e300]],
+            sc.InvalidMeshError,
+            "faces index vertex 1e+300, outside the 3 vertices (0..2)",
+        ),
+        (
+            [[0, 1, 10**30]],
+            sc.InvalidMeshError,
+            f"faces index vertex {10**30}, outside the 3 vertices (0..2)",
+        ),
+    ],
+    ids=["infinite", "strings", "complex", "huge-float", "beyond-int64"],
+)
+def test_faces_that_are_not_indices_name_the_value(faces: Any, error: type, message: str) -> None:
+    # An infinite index raised OverflowError, and 1e300 was printed with its 301 digits.
+    with pytest.raises(error) as caught:
+        sc.Mesh.from_arrays(TRIANGLE, faces)
+    assert str(caught.value) == message
 
 
 def test_mesh_errors_are_value_errors() -> None:

@@ -612,7 +612,7 @@ def state(hub: SensorHub) -> list[Any]:
 
 def three_sensors(world: Table, model: PenaltyForce | None = None) -> SensorHub:
     """A hub with one sensor of each kind, after one step with the box on the table."""
-    sensors = [
+    sensors: list[ObjectContactSensor | MatrixContactSensor | NamedContactSensor] = [
         ObjectContactSensor(world.box),
         MatrixContactSensor(world.scene, "box", counterparts="*"),
         NamedContactSensor(world.scene, ["box"], update_rate=5.0),  # queues between updates
@@ -639,6 +639,27 @@ def test_a_step_refused_for_a_stale_matrix_sensor_changes_nothing() -> None:
     ):
         hub.step(0.1)
     assert state(hub) == before
+
+
+def test_named_sensors_publish_once_every_sensor_holds_the_step(world: Table) -> None:
+    named = NamedContactSensor(world.scene, ["box"])  # listed first: it used to publish first
+    on_box = ObjectContactSensor(world.box)
+    hub = SensorHub(world.scene, [named, on_box])
+    world.place_box(0.0, 0.49)
+    hub.step(0.1)
+    seen: list[bool] = []
+
+    def callback() -> None:
+        seen.append(on_box.in_contact)
+        raise RuntimeError("a subscriber failing")
+
+    named.connect_updated(callback)
+    world.place_box(0.0, 5.0)  # off the table
+    with pytest.raises(RuntimeError, match="a subscriber failing"):
+        hub.step(0.1)
+    # The callback saw the step whole, and its error left no sensor a step behind.
+    assert seen == [False]
+    assert hub.time == pytest.approx(0.2) and not on_box.in_contact and on_box.ended
 
 
 def test_a_feed_of_contacts_outside_the_scene_changes_nothing(world: Table) -> None:

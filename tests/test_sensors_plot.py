@@ -142,7 +142,7 @@ def test_plot_clear_after_the_axes_were_cleared(
     fed_sensor.plot(ax)
     ax.cla()  # takes the sensor's artists off the axes
     fed_sensor.plot_clear()  # nothing left to remove: no error
-    assert fed_sensor.artists == ()
+    assert not fed_sensor.artists
     other = figure.add_subplot(projection="3d")
     fed_sensor.plot(other)  # draws again, elsewhere
     points, lines = fed_sensor.artists

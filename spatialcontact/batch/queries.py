@@ -549,7 +549,7 @@ def point_distance(
     Raises
     ------
     UnsupportedPairError
-        If a leaf of ``a`` has no closed form (a mesh, a cone, ...).
+        If a leaf of ``a`` has no closed form (an ellipsoid, a mesh, a hull, an octree).
 
     Examples
     --------

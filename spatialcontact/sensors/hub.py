@@ -286,10 +286,12 @@ class SensorHub:
                 sensor._apply(reading, seconds)
             elif isinstance(sensor, MatrixContactSensor):
                 sensor._apply(reading)
-            else:
-                if reading is not None:
-                    sensor._queue_step(reading, valid)
-                sensor._update_ns(now, False)
+            elif reading is not None:
+                sensor._queue_step(reading, valid)
+        # Named sensors publish last, once every sensor holds the step: their callbacks (user
+        # code, which may raise) see the whole step and cannot leave part of it unapplied.
+        for sensor in self._named:
+            sensor._update_ns(now, False)
 
 
 def _read(sensor: Sensor, step: StepData, objects: ObjectMap, now: int) -> Any:

@@ -393,8 +393,9 @@ class ObjectContactSensor:
         self.partners = partners
         self.in_contact = bool(records)
         self._force_blocks = blocks
-        if net is not None:
-            self.add_force(net)  # finite: _read refused a net force that overflows
+        if net is not None:  # finite: _read refused a net force that overflows
+            self.force = self.force + net
+            self.forces_valid = True
         self.tick(step_time)
 
     # ------------------------------------------------------------------ plotting
