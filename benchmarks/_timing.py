@@ -383,15 +383,24 @@ def machine_lines(distributions: Sequence[str] = ()) -> list[str]:
     return lines
 
 
-def _imported(package: str) -> dict[str, str | None]:
+def _imported(package: str) -> dict[str, Any]:
     """The name, version and folder of ``package`` as this run imported it (folder None when
-    it is not imported)."""
+    it is not imported), and its submodules loaded from another folder (``foreign``: an
+    editable install completes an older copy on ``PYTHONPATH`` with the modules it lacks)."""
     module = sys.modules.get(package)
     path = getattr(module, "__file__", None)
+    folder = None if path is None else Path(path).resolve().parent
+    foreign = []
+    for name, sub in list(sys.modules.items()):
+        where = getattr(sub, "__file__", None)
+        if folder is not None and name.startswith(f"{package}.") and where is not None:
+            if not Path(where).resolve().is_relative_to(folder):
+                foreign.append(name)
     return {
         "name": package,
         "version": getattr(module, "__version__", None) or version_of(package),
-        "path": None if path is None else str(Path(path).resolve().parent),
+        "path": None if folder is None else str(folder),
+        "foreign": sorted(foreign),
     }
 
 

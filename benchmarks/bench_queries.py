@@ -31,6 +31,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import coal
@@ -757,11 +758,11 @@ def _form_poses(pair: str) -> dict[str, np.ndarray]:
 
 def form_rows(settings: Settings, report: Report) -> list[Row]:
     """Section 5: the closed-form pairs, with the plain-float closed form timed alone."""
-    scalar: Any
-    try:
+    scalar: Any = None
+    # An older package (compare.py) may lack the module: its rows are then missing. Looked for
+    # in the package's folder, since an editable install would supply the working tree's.
+    if (Path(sc.__file__).parent / "_closed_form_scalar.py").exists():
         scalar = importlib.import_module("spatialcontact._closed_form_scalar")
-    except ImportError:  # an older package (compare.py): its rows are then missing
-        scalar = None
     rows = []
     for pair in FORM_PAIRS:
         first, second = pair.split("/")

@@ -105,8 +105,9 @@ class ScriptFailed(Exception):
 def run_script(script: Path, package_root: Path, out: Path, quick: bool) -> dict[str, Any]:
     """Run ``script`` importing the package from ``package_root``; its JSON figures.
 
-    Raises ScriptFailed when the script fails (the older package may lack a whole module the
-    script needs) and SystemExit when it imported the package from elsewhere.
+    Raises ScriptFailed when the script fails or imported modules the older package lacks
+    from elsewhere (an editable install supplies them from the working tree), and SystemExit
+    when it imported the package itself from elsewhere.
     """
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
@@ -135,6 +136,12 @@ def run_script(script: Path, package_root: Path, out: Path, quick: bool) -> dict
         raise SystemExit(
             f"{script.name} imported spatialcontact from {imported}, not {expected}: is "
             "PYTHONPATH overridden?"
+        )
+    foreign = figures["package"].get("foreign")
+    if foreign:  # an editable install fills in what the older package lacks: not that package
+        raise ScriptFailed(
+            f"it imported {', '.join(foreign)} from outside {expected}, which the package "
+            "there lacks"
         )
     return figures
 

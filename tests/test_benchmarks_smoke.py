@@ -265,6 +265,27 @@ def test_read_figures_refuses_other_json(tmp_path: Path) -> None:
         timing.read_figures(path)
 
 
+def test_modules_from_outside_the_imported_package_are_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An editable install completes an older copy on PYTHONPATH with the modules it lacks:
+    # compare.py must not take such a run for the older package's.
+    for folder in ("old", "new"):
+        (tmp_path / folder / "pkgx").mkdir(parents=True)
+        (tmp_path / folder / "pkgx" / "__init__.py").write_text("")
+        (tmp_path / folder / "pkgx" / "extra.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "old"))
+    pkgx = importlib.import_module("pkgx")
+    monkeypatch.setitem(sys.modules, "pkgx", pkgx)
+    assert timing._imported("pkgx")["foreign"] == []
+    monkeypatch.syspath_prepend(str(tmp_path / "new"))
+    monkeypatch.setattr(pkgx, "__path__", [str(tmp_path / "new" / "pkgx")])
+    monkeypatch.setitem(sys.modules, "pkgx.extra", importlib.import_module("pkgx.extra"))
+    found = timing._imported("pkgx")
+    assert found["path"] == str((tmp_path / "old" / "pkgx").resolve())
+    assert found["foreign"] == ["pkgx.extra"]
+
+
 # ---------------------------------------------------------------- compare.py arithmetic
 
 
