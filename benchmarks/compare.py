@@ -2,7 +2,9 @@
 
 Run ``python benchmarks/compare.py [REF] [--quick] [--scripts bench_queries bench_group ...]``.
 REF is a git commit, branch or tag (by default 099a697, spatialcontact 0.1.0). The script
-checks REF out in a temporary ``git worktree`` (removed at the end) and, for each benchmark
+checks REF out in a temporary ``git worktree`` (removed at the end), compiles REF's
+``spatialcontact._native`` there when it has one (Eigen's headers from ``cmeel-eigen``, in the
+``bench`` extra), and, for each benchmark
 script (every ``benchmarks/bench_*.py`` by default), runs ``--runs`` times in turn
 
 - the working tree's script with ``PYTHONPATH`` set to the worktree, so that it imports the
@@ -82,6 +84,43 @@ def worktree(commit: str) -> Iterator[Path]:
         if path.exists():
             git("worktree", "remove", "--force", str(path))
         shutil.rmtree(folder, ignore_errors=True)
+
+
+_BUILD = """
+import runpy, tempfile
+import setuptools
+found = {}
+setuptools.setup = lambda **kw: found.update(kw)  # the extension, not the project's metadata
+runpy.run_path("setup.py", run_name="__main__")
+dist = setuptools.Distribution({"name": "spatialcontact", "ext_modules": found["ext_modules"]})
+command = dist.get_command_obj("build_ext")
+command.inplace = 1
+command.build_temp = tempfile.mkdtemp()
+dist.run_command("build_ext")
+"""
+"""Compiles the extension of the ``setup.py`` in the current folder in place."""
+
+
+def build_native(root: Path) -> None:
+    """Compile the compiled module of the package at ``root`` in place, when it has one.
+
+    Without it, the working tree's editable install would supply the working tree's module
+    to the older Python code (a mix that is neither version).
+    """
+    if not (root / "spatialcontact" / "_native.cpp").exists():
+        return
+    print("- compiling the older package's spatialcontact._native (a minute or two)", flush=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _BUILD],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=SCRIPT_TIMEOUT,
+        check=False,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+        raise SystemExit(f"could not compile spatialcontact._native in {root}: {last}")
 
 
 def script_paths(names: Sequence[str] | None) -> list[Path]:
@@ -323,6 +362,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     slower: dict[str, list[str]] = {}
     with worktree(commit) as old_root, tempfile.TemporaryDirectory() as out:
+        build_native(old_root)
         roots = {"old": old_root, "new": ROOT}
         results: dict[str, dict[str, list[dict[str, Any]]]] = {
             s.stem: {side: [] for side in SIDES} for s in scripts
