@@ -110,17 +110,26 @@ def build_native(root: Path) -> None:
     if not (root / "spatialcontact" / "_native.cpp").exists():
         return
     print("- compiling the older package's spatialcontact._native (a minute or two)", flush=True)
+    failure = _run([sys.executable, "-c", _BUILD], root, dict(os.environ))
+    if failure is not None:
+        raise SystemExit(f"could not compile spatialcontact._native in {root}: {failure}")
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str]) -> str | None:
+    """Run ``command``; None when it succeeds, else its exit code and last line on stderr."""
     done = subprocess.run(
-        [sys.executable, "-c", _BUILD],
-        cwd=root,
+        command,
+        cwd=cwd,
+        env=env,
         capture_output=True,
         text=True,
         timeout=SCRIPT_TIMEOUT,
         check=False,
     )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        raise SystemExit(f"could not compile spatialcontact._native in {root}: {last}")
+    if done.returncode == 0:
+        return None
+    last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
+    return f"exited with {done.returncode}: {last}"
 
 
 def script_paths(names: Sequence[str] | None) -> list[Path]:
@@ -153,18 +162,9 @@ def run_script(script: Path, package_root: Path, out: Path, quick: bool) -> dict
         [str(package_root), *filter(None, [os.environ.get("PYTHONPATH")])]
     )
     command = [sys.executable, str(script), "--json", str(out), *(["--quick"] if quick else [])]
-    done = subprocess.run(
-        command,
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=SCRIPT_TIMEOUT,
-        check=False,
-    )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["(nothing on stderr)"])[-1]
-        raise ScriptFailed(f"exited with {done.returncode}: {last}")
+    failure = _run(command, ROOT, env)
+    if failure is not None:
+        raise ScriptFailed(failure)
     try:
         figures = read_figures(out)
     except (OSError, ValueError) as error:
