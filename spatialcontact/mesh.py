@@ -25,7 +25,7 @@ from ._validate import (
     MIN_SIZE,
     describe,
     flag,
-    hidden_flag,
+    numbers,
     positive_vector3,
     size,
 )
@@ -61,38 +61,26 @@ _Y_UP_TO_Z_UP = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])
 
 def _faces(value: Any, n_vertices: int) -> np.ndarray:
     """``value`` as a new read-only int64 array of triangles (m, 3) indexing n_vertices."""
-    if (
-        isinstance(value, np.ma.MaskedArray)
-        or (isinstance(value, np.ndarray) and value.dtype.kind == "b")
-        or (isinstance(value, (list, tuple)) and hidden_flag(value))
-    ):
-        raise ShapeTypeError(
-            f"faces must hold integer indices, got {describe(value)} (booleans or masked "
-            "arrays among the values)"
-        )
-    faces = np.asarray(value)
-    if faces.ndim != 2 or faces.shape[1] != 3:
+    # The package's rules for numbers refuse what numpy would turn into indices silently
+    # (booleans, masked arrays, strings, complex numbers, objects).
+    given = numbers(
+        value, "faces", "integer indices", type_error=ShapeTypeError, error=InvalidMeshError
+    )
+    if given.ndim != 2 or given.shape[1] != 3:
         raise InvalidMeshError(
-            f"faces must have shape (m, 3), got shape {faces.shape}: {describe(value)}"
+            f"faces must have shape (m, 3), got shape {given.shape}: {describe(value)}"
         )
-    if len(faces) == 0:
+    if len(given) == 0:
         raise InvalidMeshError("faces is empty: a mesh needs at least one triangle")
-    kind = faces.dtype.kind
-    if (
-        kind == "O"
-        and not isinstance(value, np.ndarray)  # an object array is refused, as everywhere
-        and all(type(index) is int for index in faces.flat)
-    ):
-        low, high = min(faces.flat), max(faces.flat)  # Python ints beyond int64: out of range
-    elif kind not in "iuf":  # strings, complex numbers, other objects
-        raise ShapeTypeError(f"faces must hold integer indices, got {describe(value)}")
-    elif kind == "f" and not np.all(np.isfinite(faces) & (faces == np.round(faces))):
+    if not np.all(np.isfinite(given) & (given == np.round(given))):
         raise InvalidMeshError(f"faces must hold integer indices, got {describe(value)}")
-    else:
-        low, high = faces.min(), faces.max()  # as given (before any wrap to int64)
+    # An integer array as given, to name a wrong index exactly (uint64 beyond int64, say).
+    faces = value if isinstance(value, np.ndarray) and value.dtype.kind in "iu" else given
+    low, high = faces.min(), faces.max()
     if low < 0 or high >= n_vertices:
         wrong = low if low < 0 else high
-        shown = f"{wrong:g}" if kind == "f" else describe(int(wrong))
+        exact = faces.dtype.kind in "iu" or abs(wrong) < 1e15
+        shown = str(int(wrong)) if exact else f"{wrong:g}"
         raise InvalidMeshError(
             f"faces index vertex {shown}, outside the {n_vertices} vertices (0..{n_vertices - 1})"
         )

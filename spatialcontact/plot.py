@@ -307,14 +307,19 @@ def _leaf_triangles(
 # ------------------------------------------------------------------------ contacts
 
 
+def _positions(contacts: Any) -> np.ndarray:
+    """The contact positions (n, 3), world frame, of ``contacts`` checked to be Contacts."""
+    if not isinstance(contacts, Contacts):
+        raise ShapeTypeError(f"contacts must be a Contacts, got {describe(contacts)}")
+    return contacts.pos.reshape(len(contacts), 3)
+
+
 def _contact_vectors(
     contacts: Contacts, forces: Any, scale: float | None, size: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Contact positions (n, 3) and the arrows drawn from them (n, 3), world frame."""
-    if not isinstance(contacts, Contacts):
-        raise ShapeTypeError(f"contacts must be a Contacts, got {describe(contacts)}")
+    pos = _positions(contacts)
     n = len(contacts)
-    pos = contacts.pos.reshape(n, 3)
     normal = contacts.normal.reshape(n, 3)
     if forces is None:
         vectors = normal * np.abs(contacts.penetration_depth).reshape(n, 1)
@@ -423,8 +428,7 @@ def plot_contacts(
     """
     _require_matplotlib()
     color = _contact_color(color)
-    pos = contacts.pos.reshape(-1, 3) if isinstance(contacts, Contacts) else np.zeros((0, 3))
-    pos, vectors = _contact_vectors(contacts, forces, scale, _size([], pos))
+    pos, vectors = _contact_vectors(contacts, forces, scale, _size([], _positions(contacts)))
     ax = _axes(ax)  # after the checks: a refused call opens no figure
     _draw_contacts(ax, pos, vectors, color)
     _fit(ax, pos)
@@ -542,7 +546,7 @@ def plot(
     scale = _contact_options(contacts, forces, scale)
     leaves, colors = _colored_leaves(objects, None if color is None else parse_color(color))
     marked = _highlighted(highlight)
-    pos = np.zeros((0, 3)) if contacts is None else _contact_vectors(contacts, None, 1.0, 1.0)[0]
+    pos = np.zeros((0, 3)) if contacts is None else _positions(contacts)
     parts = _leaf_triangles(leaves, halfspace_size, pos)
     points = np.concatenate(
         [pos] + [tri.reshape(-1, 3) for leaf, tri in parts if not isinstance(leaf, HalfSpace)]
@@ -637,7 +641,7 @@ def to_trimesh_scene(
 
     scale = _contact_options(contacts, forces, scale)
     leaves, colors = _colored_leaves(objects)
-    pos = np.zeros((0, 3)) if contacts is None else _contact_vectors(contacts, None, 1.0, 1.0)[0]
+    pos = np.zeros((0, 3)) if contacts is None else _positions(contacts)
     patch = _patch(leaves, pos, halfspace_size)
     if contacts is not None:  # checks forces even when there are no contacts to draw
         size = _size(leaves, pos) if len(contacts) else 1.0

@@ -623,6 +623,15 @@ def three_sensors(world: Table, model: PenaltyForce | None = None) -> SensorHub:
     return hub
 
 
+def refused_unchanged(hub: SensorHub, match: str, call: Callable[[], Any]) -> None:
+    """``call`` raises a SensorValueError matching ``match`` and leaves :func:`state` as it
+    was."""
+    before = state(hub)
+    with pytest.raises(SensorValueError, match=match):
+        call()
+    assert state(hub) == before
+
+
 def test_a_step_refused_for_a_stale_matrix_sensor_changes_nothing() -> None:
     world = Table()
     lamp = sc.Sphere(0.1, pose=trans(9, 9, 9))
@@ -630,15 +639,13 @@ def test_a_step_refused_for_a_stale_matrix_sensor_changes_nothing() -> None:
     hub = three_sensors(world, PenaltyForce(1e4, damping=10.0))
     world.scene.remove("lamp")
     world.place_box(0.0, 0.48)
-    before = state(hub)
-    with pytest.raises(
-        SensorValueError,
-        match=r"^objects were removed from the scene since the sensor was made, so its object "
+    refused_unchanged(
+        hub,
+        r"^objects were removed from the scene since the sensor was made, so its object "
         r"indices are stale \(names then: \['table', 'box', 'wall', 'lamp'\]\); make a new "
         r"sensor$",
-    ):
-        hub.step(0.1)
-    assert state(hub) == before
+        lambda: hub.step(0.1),
+    )
 
 
 def test_named_sensors_publish_once_every_sensor_holds_the_step(world: Table) -> None:
@@ -666,13 +673,11 @@ def test_a_feed_of_contacts_outside_the_scene_changes_nothing(world: Table) -> N
     hub = three_sensors(world, PenaltyForce(1e4, damping=10.0))
     stranger = sc.Sphere(0.5, pose=trans(0, 0, 0.49))
     outside = world.table.contacts(stranger)
-    before = state(hub)
-    with pytest.raises(
-        SensorValueError,
-        match=r"^contact shape Sphere\(radius=0\.5, .*\) is not in the scene the sensor reads",
-    ):
-        hub.feed(outside, 0.1)
-    assert state(hub) == before
+    refused_unchanged(
+        hub,
+        r"^contact shape Sphere\(radius=0\.5, .*\) is not in the scene the sensor reads",
+        lambda: hub.feed(outside, 0.1),
+    )
     # an object sensor alone reads no such contact, but the hub refuses them all the same
     alone = SensorHub(world.scene, [ObjectContactSensor(world.box)])
     with pytest.raises(SensorValueError, match="is not in the scene the sensor reads"):
@@ -684,45 +689,39 @@ def test_a_step_whose_forces_overflow_changes_nothing(world: Table) -> None:
     # The box on the table and against the wall: two contacts on it, 1e308 N each way.
     hub = three_sensors(world)
     world.place_box(2.01, 0.49)
-    before = state(hub)
     contacts = world.scene.contacts()
     assert len(contacts) == 2
-    with pytest.raises(
-        SensorValueError,
-        match=r"^forces must sum to a finite net force on the sensor's shape Cuboid\(",
-    ):
-        hub.feed(contacts, 0.1, forces=[[1e308, 0.0, 0.0], [-1e308, 0.0, 0.0]])
-    assert state(hub) == before
+    refused_unchanged(
+        hub,
+        r"^forces must sum to a finite net force on the sensor's shape Cuboid\(",
+        lambda: hub.feed(contacts, 0.1, forces=[[1e308, 0.0, 0.0], [-1e308, 0.0, 0.0]]),
+    )
 
 
 def test_a_model_force_that_overflows_changes_nothing(world: Table) -> None:
     hub = three_sensors(world, PenaltyForce(1e12, damping=1e12, exponent=3.0))
     world.place_box(0.0, 0.48)  # deeper: overlaps the model must not remember
-    before = state(hub)
-    with pytest.raises(SensorValueError, match=r"^the force of contact 0 is not finite \(inf\)"):
-        hub.step(0.1, approach_speed=[1e300])
-    assert state(hub) == before
+    refused_unchanged(
+        hub,
+        r"^the force of contact 0 is not finite \(inf\)",
+        lambda: hub.step(0.1, approach_speed=[1e300]),
+    )
 
 
 def test_the_hub_time_stops_at_the_sensors_limit(world: Table) -> None:
     hub = three_sensors(world)  # at 0.1 s
-    before = state(hub)
-    with pytest.raises(
-        SensorValueError,
-        match=r"^dt must keep the hub's time at most 1e\+09 s \(the sensors' clock limit\), so "
+    refused_unchanged(
+        hub,
+        r"^dt must keep the hub's time at most 1e\+09 s \(the sensors' clock limit\), so "
         r"at most 999999999\.9 s from its time 0\.1, got 1000000000\.0; reset\(\) starts a new "
         r"run$",
-    ):
-        hub.step(1e9)
-    assert state(hub) == before
+        lambda: hub.step(1e9),
+    )
     hub.step(1e9 - 0.1)  # exactly 1e9 s: the latest time a sensor accepts
     assert hub.time == 1e9
-    before = state(hub)
-    with pytest.raises(SensorValueError, match=r"so at most 0\.0 s from its time 1000000000\.0, "):
-        hub.step(1e-9)
-    with pytest.raises(SensorValueError, match=r"so at most 0\.0 s from its time 1000000000\.0, "):
-        hub.feed(sc.Contacts(), 1e-9)
-    assert state(hub) == before
+    at_limit = r"so at most 0\.0 s from its time 1000000000\.0, "
+    refused_unchanged(hub, at_limit, lambda: hub.step(1e-9))
+    refused_unchanged(hub, at_limit, lambda: hub.feed(sc.Contacts(), 1e-9))
     named = hub.sensors[2]
     assert isinstance(named, NamedContactSensor)
     named.update(hub.time, force=True)  # the hub left its sensors at a time they accept
