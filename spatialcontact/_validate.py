@@ -41,7 +41,6 @@ __all__ = [
     "describe",
     "finite_real",
     "flag",
-    "hidden_flag",
     "non_negative_real",
     "numbers",
     "points",
@@ -154,7 +153,7 @@ def _scalar(
     return _to_float(item, name, what, error)
 
 
-def hidden_flag(value: Any) -> bool:
+def _hidden_flag(value: Any) -> bool:
     """Whether a nested list or tuple holds a bool or a masked array, which numpy would turn
     into a number or unmask without a word."""
     stack = [value]
@@ -237,7 +236,7 @@ def numbers(
             ) from None
         except TypeError:
             raise type_error(f"{name} must be {what}, got {describe(value)}") from None
-        if isinstance(value, (list, tuple)) and raw.dtype.kind in "iuf" and hidden_flag(value):
+        if isinstance(value, (list, tuple)) and raw.dtype.kind in "iuf" and _hidden_flag(value):
             raise type_error(
                 f"{name} must be {what}, got {describe(value)} (booleans or masked arrays among "
                 "the values)"
